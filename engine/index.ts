@@ -1,0 +1,103 @@
+/**
+ * Platen's layout engine: template DSL + data -> PDF bytes (DESIGN §1, §5, §6).
+ * Pure: no HTTP, no database, no environment. The service knows the engine only through this file.
+ */
+import { DEFAULT_LIMITS, RenderError, type Limits } from './errors.ts';
+import { bindMetadata } from './template/bind.ts';
+import { templateFields as fieldsOf } from './template/fields.ts';
+import { parseTemplate } from './template/schema.ts';
+import type { Template, TemplateField, TemplateIssue } from './template/types.ts';
+import { bundledFontLibrary, type FontLibrary } from './text/fonts.ts';
+import { layoutDocument } from './layout/document.ts';
+import { paintPdf } from './paint/paint.ts';
+
+export { RenderError, DEFAULT_LIMITS } from './errors.ts';
+export type { Limits, RenderErrorCode, ErrorDetail } from './errors.ts';
+export type { Template, TemplateField, TemplateIssue } from './template/types.ts';
+export { FontLibrary, bundledFontLibrary } from './text/fonts.ts';
+
+/** Options of {@link renderPdf}. */
+export interface RenderOptions {
+  /** Value of `$now` and the document's creation date. Default: the current time. */
+  now?: Date;
+  /** Overrides of {@link DEFAULT_LIMITS}. */
+  limits?: Partial<Limits>;
+  /** Fonts to use. Default: the bundled fonts (fonts/), parsed once per process. */
+  fonts?: FontLibrary;
+}
+
+/** What {@link renderPdf} returns. */
+export interface RenderResult {
+  /** The PDF file. */
+  pdf: Buffer;
+  /** Number of pages. */
+  pages: number;
+}
+
+/** Result of {@link validateTemplate}: every fault with its JSON path. */
+export type ValidationResult = { ok: true; template: Template } | { ok: false; errors: TemplateIssue[] };
+
+/**
+ * Check a definition against the DSL (DESIGN §5) and the fonts it names.
+ * Never throws for bad input: faults are returned with their JSON paths (`content[2].table.rows[0][1]`).
+ */
+export function validateTemplate(definition: unknown, fonts: FontLibrary = bundledFontLibrary()): ValidationResult {
+  const parsed = parseTemplate(definition);
+  if (!parsed.ok) return parsed;
+  const errors = unknownFonts(parsed.template, fonts);
+  return errors.length > 0 ? { ok: false, errors } : parsed;
+}
+
+/** Every `fontFamily` / `font.family` that the library does not hold, with its path. */
+function unknownFonts(template: Template, fonts: FontLibrary): TemplateIssue[] {
+  const errors: TemplateIssue[] = [];
+  const visit = (value: unknown, path: string) => {
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => visit(v, `${path}[${i}]`));
+    } else if (value && typeof value === 'object') {
+      for (const [key, v] of Object.entries(value)) {
+        const p = path ? `${path}.${key}` : key;
+        if ((key === 'fontFamily' || (key === 'family' && path === 'font')) && typeof v === 'string' && !fonts.hasFamily(v)) {
+          errors.push({ path: p, message: `unknown font family "${v}"; available: ${fonts.familyNames().join(', ')}` });
+        } else visit(v, p);
+      }
+    }
+  };
+  visit(template, '');
+  return errors;
+}
+
+/**
+ * The data paths a definition reads (`customer.name`, `items[].qty`) with a guessed type.
+ * @throws RenderError TEMPLATE_INVALID when the definition does not validate.
+ */
+export function templateFields(definition: unknown): TemplateField[] {
+  return fieldsOf(validOrThrow(definition));
+}
+
+function validOrThrow(definition: unknown, fonts?: FontLibrary): Template {
+  const v = validateTemplate(definition, fonts);
+  if (!v.ok) {
+    const first = v.errors[0];
+    throw new RenderError('TEMPLATE_INVALID', `template is invalid: ${first.path || '(root)'}: ${first.message}${v.errors.length > 1 ? ` (and ${v.errors.length - 1} more)` : ''}`, undefined, v.errors);
+  }
+  return v.template;
+}
+
+/**
+ * Render a definition with data to a PDF (DESIGN §5; spec §1).
+ * @param definition a template definition (validated here).
+ * @param data the JSON object whose values fill the placeholders.
+ * @throws RenderError TEMPLATE_INVALID, DATA_INVALID, LIMIT_EXCEEDED, IMAGE_INVALID,
+ *   BARCODE_INVALID, FONT_NOT_FOUND or RENDER_ERROR.
+ */
+export async function renderPdf(definition: unknown, data: unknown, options: RenderOptions = {}): Promise<RenderResult> {
+  const fonts = options.fonts ?? bundledFontLibrary();
+  const template = validOrThrow(definition, fonts);
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const now = options.now ?? new Date();
+  const pages = layoutDocument(template, data ?? {}, { fonts, limits, now });
+  const meta = template.metadata ? bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata.language }) : {};
+  const pdf = await paintPdf(pages, { ...meta, language: template.metadata?.language, date: now });
+  return { pdf, pages: pages.length };
+}

@@ -1,0 +1,71 @@
+/**
+ * QR codes and barcodes through bwip-js, kept as vectors: bwip-js's raw encoding (a module matrix
+ * for 2D symbols, bar/space widths for linear ones) becomes a list of filled rectangles.
+ */
+import bwipjs from 'bwip-js';
+import { RenderError } from '../errors.ts';
+import type { VectorCode } from './nodes.ts';
+
+interface Raw2D {
+  pixs: number[];
+  pixx: number;
+  pixy: number;
+}
+interface RawLinear {
+  sbs: number[];
+  bhs: number[];
+  bbs: number[];
+}
+
+/**
+ * Encode `value` in symbology `bcid` (a bwip-js id: qrcode, code128, ean13, datamatrix, ...).
+ * @throws RenderError BARCODE_INVALID when bwip-js refuses the value or the symbology.
+ */
+export function encodeCode(bcid: string, value: string, options: Record<string, string | number | boolean>, path: string): VectorCode {
+  let raw: (Raw2D | RawLinear)[];
+  try {
+    raw = bwipjs.raw(bcid, value, options as never) as unknown as (Raw2D | RawLinear)[];
+  } catch (e) {
+    const message = (e as Error).message.replace(/^bwipp\.\w+#\d+:\s*/, '');
+    throw new RenderError('BARCODE_INVALID', `cannot encode "${value}" as ${bcid}: ${message}`, path);
+  }
+  const sym = raw[0];
+  return 'pixs' in sym ? matrix(sym) : bars(sym);
+}
+
+function matrix(sym: Raw2D): VectorCode {
+  const rects: number[] = [];
+  for (let y = 0; y < sym.pixy; y++) {
+    let x = 0;
+    while (x < sym.pixx) {
+      if (!sym.pixs[y * sym.pixx + x]) {
+        x++;
+        continue;
+      }
+      const start = x;
+      while (x < sym.pixx && sym.pixs[y * sym.pixx + x]) x++;
+      rects.push(start, y, x - start, 1);
+    }
+  }
+  return { rects, unitsWide: sym.pixx, unitsHigh: sym.pixy };
+}
+
+function bars(sym: RawLinear): VectorCode {
+  // bhs/bbs are bar heights and bottoms in inches; normalise to the tallest bar = 1 unit high...
+  // expressed in width units so the caller scales both axes separately.
+  let top = 0;
+  for (let i = 0; i < sym.bhs.length; i++) top = Math.max(top, sym.bhs[i] + sym.bbs[i]);
+  const rects: number[] = [];
+  let x = 0;
+  for (let i = 0; i < sym.sbs.length; i++) {
+    const w = sym.sbs[i];
+    if (i % 2 === 0) {
+      const b = i / 2;
+      const h = (sym.bhs[b] ?? top) / top;
+      const bottom = (sym.bbs[b] ?? 0) / top;
+      rects.push(x, 1 - bottom - h, w, h);
+    }
+    x += w;
+  }
+  return { rects, unitsWide: x, unitsHigh: 1 };
+}

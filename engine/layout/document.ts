@@ -1,0 +1,92 @@
+/**
+ * Lays out a whole document (DESIGN §5): binds the content, prepares, measures and paginates it
+ * into the content area, then binds and places header, footer and background on every page with
+ * that page's `$page` and `$pages`.
+ */
+import type { Limits } from '../errors.ts';
+import { bindNodes } from '../template/bind.ts';
+import type { BindOptions, Node, PageSize, Template } from '../template/types.ts';
+import type { FontLibrary } from '../text/fonts.ts';
+import { flowHeight, measureAll } from './measure.ts';
+import type { DrawItem, Page } from './nodes.ts';
+import { flow, paginate } from './paginate.ts';
+import { prepareNodes, type PrepareContext } from './prepare.ts';
+import { rootStyle, TextStyles, toSides, type ComputedStyle } from './style.ts';
+
+/** Page sizes in points, portrait. */
+export const PAGE_SIZES: Record<string, [number, number]> = {
+  a3: [841.89, 1190.55],
+  a4: [595.28, 841.89],
+  a5: [419.53, 595.28],
+  letter: [612, 792],
+  legal: [612, 1008],
+};
+
+/** Width and height of the page in points. */
+export function pageDimensions(size: PageSize | undefined, orientation: 'portrait' | 'landscape' | undefined): [number, number] {
+  const [w, h] = Array.isArray(size) ? size : PAGE_SIZES[(size ?? 'A4').toLowerCase()];
+  const landscape = orientation === 'landscape';
+  return landscape ? [Math.max(w, h), Math.min(w, h)] : Array.isArray(size) ? [w, h] : [Math.min(w, h), Math.max(w, h)];
+}
+
+/** Inputs of a layout besides the template and data. */
+export interface LayoutOptions {
+  readonly fonts: FontLibrary;
+  readonly limits: Limits;
+  readonly now: Date;
+}
+
+/** Stand-ins for `$page`/`$pages` when measuring the header and footer before the page count is known. */
+const MEASURE_PAGE = { page: 8888, pages: 8888 };
+
+/**
+ * Lay out `template` with `data` into pages of draw items.
+ * @throws RenderError from binding (DATA_INVALID, LIMIT_EXCEEDED), preparing (IMAGE_INVALID,
+ * BARCODE_INVALID, FONT_NOT_FOUND) and paginating (LIMIT_EXCEEDED past maxPages).
+ */
+export function layoutDocument(template: Template, data: unknown, opts: LayoutOptions): Page[] {
+  const [pageWidth, pageHeight] = pageDimensions(template.page?.size, template.page?.orientation);
+  const margin = toSides(template.page?.margin ?? 40);
+  const contentWidth = Math.max(1, pageWidth - margin.left - margin.right);
+  const root = rootStyle(template.font, opts.fonts.defaultFamily);
+  const ctx: PrepareContext = { styles: template.styles, textStyles: new TextStyles(opts.fonts), limits: opts.limits };
+  const bindOpts: BindOptions & { maxNodes: number } = {
+    now: opts.now,
+    language: template.metadata?.language,
+    maxNodes: opts.limits.maxNodes,
+  };
+
+  const band = (nodes: Node[] | undefined, name: string, page: { page: number; pages: number }, width: number) => {
+    if (!nodes || nodes.length === 0) return [];
+    const bound = bindNodes(nodes, data, { ...bindOpts, page });
+    return measureAll(prepareNodes(bound, root, ctx, name), width);
+  };
+
+  const headerHeight = flowHeight(band(template.header, 'header', MEASURE_PAGE, contentWidth));
+  const footerHeight = flowHeight(band(template.footer, 'footer', MEASURE_PAGE, contentWidth));
+  const regionTop = margin.top + headerHeight;
+  const regionHeight = Math.max(1, pageHeight - margin.top - margin.bottom - headerHeight - footerHeight);
+
+  const content = measureAll(prepareNodes(bindNodes(template.content, data, bindOpts), root, ctx, 'content'), contentWidth);
+  const bodies = paginate(content, margin.left, regionTop, regionHeight, opts.limits.maxPages);
+
+  const pages = bodies.length;
+  return bodies.map((items, i) => {
+    const page = { page: i + 1, pages };
+    const all: DrawItem[] = [];
+    placeBand(band(template.background, 'background', page, pageWidth), 0, 0, pageHeight, all);
+    placeBand(band(template.header, 'header', page, contentWidth), margin.left, margin.top, headerHeight, all);
+    for (const item of items) all.push(item);
+    const footer = band(template.footer, 'footer', page, contentWidth);
+    placeBand(footer, margin.left, pageHeight - margin.bottom - footerHeight, footerHeight, all);
+    return { width: pageWidth, height: pageHeight, items: all };
+  });
+}
+
+/** Place header, footer or background boxes; they never break (what overflows is drawn anyway). */
+function placeBand(boxes: ReturnType<typeof measureAll>, x: number, y: number, height: number, out: DrawItem[]): void {
+  if (boxes.length === 0) return;
+  flow(boxes, x, y, Math.max(height, flowHeight(boxes)), true, out, { regionHeight: Infinity });
+}
+
+export type { ComputedStyle };

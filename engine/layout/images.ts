@@ -1,0 +1,47 @@
+/**
+ * Image sources: `data:image/png;base64,...` and `data:image/jpeg;base64,...` URIs, decoded once
+ * per process (a bounded cache keyed by the URI) and checked against the limits.
+ */
+import { imageSize } from 'image-size';
+import { RenderError, type Limits } from '../errors.ts';
+import type { DecodedImage } from './nodes.ts';
+
+const DATA_URI = /^data:image\/(png|jpe?g);base64,/i;
+const MAX_CACHED = 64;
+const cache = new Map<string, DecodedImage>();
+
+/**
+ * Decode an image source.
+ * @throws RenderError IMAGE_INVALID (not a PNG/JPEG data URI, or undecodable) or LIMIT_EXCEEDED.
+ */
+export function decodeImage(src: string, limits: Limits, path: string): DecodedImage {
+  const hit = cache.get(src);
+  if (hit) return hit;
+  const m = DATA_URI.exec(src);
+  if (!m) {
+    const shown = src.length > 40 ? `${src.slice(0, 40)}...` : src;
+    throw new RenderError('IMAGE_INVALID', `image must be a data URI of a PNG or JPEG (data:image/png;base64,...), got "${shown}"`, path);
+  }
+  const base64 = src.slice(m[0].length);
+  if ((base64.length * 3) / 4 > limits.maxImageBytes) {
+    throw new RenderError('LIMIT_EXCEEDED', `image is larger than ${limits.maxImageBytes} bytes`, path);
+  }
+  const data = Buffer.from(base64, 'base64');
+  let size: { width?: number; height?: number; type?: string };
+  try {
+    size = imageSize(data);
+  } catch {
+    throw new RenderError('IMAGE_INVALID', 'image data could not be decoded', path);
+  }
+  const type = size.type === 'png' ? 'png' : size.type === 'jpg' ? 'jpeg' : null;
+  if (!type || !size.width || !size.height) {
+    throw new RenderError('IMAGE_INVALID', `image data is not a PNG or JPEG (detected ${size.type ?? 'nothing'})`, path);
+  }
+  if (size.width * size.height > limits.maxImagePixels) {
+    throw new RenderError('LIMIT_EXCEEDED', `image has ${size.width}x${size.height} pixels, more than ${limits.maxImagePixels}`, path);
+  }
+  const image: DecodedImage = { type, data, width: size.width, height: size.height };
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
+  cache.set(src, image);
+  return image;
+}

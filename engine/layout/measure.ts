@@ -1,0 +1,195 @@
+/**
+ * The measure pass: a prepared node and the width it gets become a box with every line broken and
+ * every height known. Boxes know nothing of pages; paginate.ts cuts them.
+ */
+import { breakLines } from '../text/paragraph.ts';
+import type { Box, Frame, PColumns, PImage, PList, PNode, StackBox } from './nodes.ts';
+import { ZERO_SIDES, type ComputedStyle } from './style.ts';
+import { measureTable } from './table.ts';
+import { listIndent, resolveWidths, type Intrinsic, intrinsic } from './widths.ts';
+
+/** Vertical space a box takes in a flow: its margins plus its height. */
+export function outerHeight(b: Box): number {
+  return b.marginTop + b.height + b.marginBottom;
+}
+
+/** Height of boxes stacked in a flow. */
+export function flowHeight(boxes: readonly Box[]): number {
+  let h = 0;
+  for (const b of boxes) h += outerHeight(b);
+  return h;
+}
+
+/** Measure siblings at one width. */
+export function measureAll(nodes: readonly PNode[], width: number): Box[] {
+  const out: Box[] = new Array(nodes.length);
+  for (let i = 0; i < nodes.length; i++) out[i] = measure(nodes[i], width);
+  return out;
+}
+
+/** Frame insets: [top, right, bottom, left] of padding plus border. */
+export function insets(frame: Frame | null): [number, number, number, number] {
+  if (!frame) return [0, 0, 0, 0];
+  const p = frame.padding;
+  const b = frame.border;
+  return [p.top + (b?.top.width ?? 0), p.right + (b?.right.width ?? 0), p.bottom + (b?.bottom.width ?? 0), p.left + (b?.left.width ?? 0)];
+}
+
+function frameOf(s: ComputedStyle): Frame | null {
+  if (s.padding === ZERO_SIDES && !s.border && !s.backgroundColor) return null;
+  return { padding: s.padding, border: s.border, background: s.backgroundColor };
+}
+
+/** Measure a node given the width of its containing block (points). */
+export function measure(node: PNode, width: number): Box {
+  const s = node.style;
+  const frame = frameOf(s);
+  const [it, ir, ib, il] = insets(frame);
+  const outer = Math.max(0, width - s.margin.left - s.margin.right);
+  const inner = Math.max(0, outer - il - ir);
+  const base = {
+    x: s.margin.left,
+    width: outer,
+    marginTop: s.margin.top,
+    marginBottom: s.margin.bottom,
+    keepTogether: s.keepTogether,
+    breakBefore: s.breakBefore,
+    frame,
+  };
+  const v = it + ib;
+  switch (node.kind) {
+    case 'text': {
+      const lines = breakLines(node.para, inner, s.textAlign);
+      let h = 0;
+      for (const l of lines) h += l.height;
+      return { ...base, kind: 'text', lines, height: h + v };
+    }
+    case 'stack': {
+      const children = measureAll(node.children, inner);
+      return { ...base, kind: 'stack', children, height: flowHeight(children) + v };
+    }
+    case 'columns':
+      return measureColumns(node, inner, base, v);
+    case 'list':
+      return measureList(node, inner, base, v);
+    case 'table':
+      return measureTable(node, inner, base, v);
+    case 'image':
+      return measureImage(node, outer, base, il + ir, v);
+    case 'code': {
+      const barsWidth = Math.min(node.width, inner);
+      const caption = node.caption ? breakLines(node.caption, inner, 'center') : [];
+      let captionHeight = 0;
+      for (const l of caption) captionHeight += l.height;
+      const shift = node.align === 'center' ? (inner - barsWidth) / 2 : node.align === 'right' ? inner - barsWidth : 0;
+      // Center the caption under the bars by giving the caption the bars' width.
+      const centred = node.caption ? breakLines(node.caption, barsWidth, 'center') : caption;
+      return {
+        ...base,
+        kind: 'code',
+        code: node.code,
+        barsX: shift,
+        barsWidth,
+        barsHeight: node.height,
+        color: s.color,
+        caption: centred,
+        height: node.height + captionHeight + v,
+      };
+    }
+    case 'line': {
+      const length = Math.min(node.length ?? inner, inner);
+      return { ...base, kind: 'line', thickness: node.thickness, color: node.color, length, dash: node.dash, height: node.thickness + v };
+    }
+    case 'spacer':
+      return { ...base, kind: 'spacer', height: node.size + v };
+    case 'pageBreak':
+      return { ...base, kind: 'pageBreak', height: 0 };
+  }
+}
+
+type BaseFields = Omit<StackBox, 'kind' | 'children' | 'height'>;
+
+function measureColumns(node: PColumns, inner: number, base: BaseFields, v: number): Box {
+  const gaps = node.gap * Math.max(0, node.columns.length - 1);
+  const widths = resolveWidths(
+    node.columns.map((c) => c.width),
+    inner - gaps,
+    () => node.columns.map((c) => columnIntrinsic(c.children)),
+  );
+  let x = 0;
+  let h = 0;
+  const cols = node.columns.map((c, i) => {
+    const children = measureAll(c.children, widths[i]);
+    const col = { x, width: widths[i], children };
+    x += widths[i] + node.gap;
+    h = Math.max(h, flowHeight(children));
+    return col;
+  });
+  return { ...base, kind: 'columns', cols, height: h + v };
+}
+
+function columnIntrinsic(children: readonly PNode[]): Intrinsic {
+  const r = { min: 0, max: 0 };
+  for (const c of children) {
+    const i = intrinsic(c);
+    r.min = Math.max(r.min, i.min);
+    r.max = Math.max(r.max, i.max);
+  }
+  return r;
+}
+
+/** A list is a stack of two-column rows: the marker, right-aligned in the indent, then the item. */
+function measureList(node: PList, inner: number, base: BaseFields, v: number): Box {
+  let widest = 0;
+  for (const item of node.items) if (item.marker) widest = Math.max(widest, item.marker.maxContentWidth);
+  const indent = listIndent(node.style, widest);
+  const gap = node.style.fontSize * 0.5;
+  const children: Box[] = node.items.map((item) => {
+    const content = measureAll(item.children, Math.max(0, inner - indent));
+    const markerLines = item.marker ? breakLines(item.marker, indent - gap, 'right') : [];
+    const marker: Box[] = markerLines.length
+      ? [{ kind: 'text', x: 0, width: indent - gap, height: markerLines[0].height, marginTop: 0, marginBottom: 0, keepTogether: false, breakBefore: false, frame: null, lines: markerLines }]
+      : [];
+    const h = Math.max(flowHeight(content), marker.length ? marker[0].height : 0);
+    return {
+      kind: 'columns',
+      x: 0,
+      width: inner,
+      height: h,
+      marginTop: 0,
+      marginBottom: 0,
+      keepTogether: false,
+      breakBefore: false,
+      frame: null,
+      cols: [
+        { x: 0, width: indent - gap, children: marker },
+        { x: indent, width: Math.max(0, inner - indent), children: content },
+      ],
+    };
+  });
+  return { ...base, kind: 'stack', children, height: flowHeight(children) + v };
+}
+
+function measureImage(node: PImage, outer: number, base: BaseFields, hInsets: number, v: number): Box {
+  const nw = node.image.width;
+  const nh = node.image.height;
+  let w = node.width ?? (node.height ? (node.height * nw) / nh : nw);
+  let h = node.height ?? (node.width ? (node.width * nh) / nw : nh);
+  const room = Math.max(0, outer - hInsets);
+  if (w > room) {
+    h = (h * room) / w;
+    w = room;
+  }
+  let draw = { x: 0, y: 0, w, h };
+  let clip = false;
+  if (node.width && node.height && node.fit !== 'fill') {
+    const scale = node.fit === 'cover' ? Math.max(w / nw, h / nh) : Math.min(w / nw, h / nh);
+    const dw = nw * scale;
+    const dh = nh * scale;
+    draw = { x: (w - dw) / 2, y: (h - dh) / 2, w: dw, h: dh };
+    clip = node.fit === 'cover';
+  }
+  const boxWidth = w + hInsets;
+  const shift = node.align === 'center' ? (outer - boxWidth) / 2 : node.align === 'right' ? outer - boxWidth : 0;
+  return { ...base, x: base.x + shift, width: boxWidth, kind: 'image', image: node.image, draw, clip, height: h + v };
+}

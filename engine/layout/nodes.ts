@@ -1,0 +1,221 @@
+/**
+ * The data that flows between layout passes:
+ *   BoundNode --prepare--> PNode (styled, text shaped; width-independent)
+ *   PNode --measure(width)--> Box (lines broken, heights known; page-independent)
+ *   Box --paginate--> Page (absolute DrawItems; what paint/ draws)
+ * All lengths are points; y grows downwards from the page's top-left corner.
+ */
+import type { ColumnWidth } from '../template/types.ts';
+import type { Line, LineRun, PreparedParagraph, RGB } from '../text/paragraph.ts';
+import type { Borders, ComputedStyle, Sides } from './style.ts';
+
+/** A decoded raster image, shared by every use of the same source within the process. */
+export interface DecodedImage {
+  readonly type: 'png' | 'jpeg';
+  readonly data: Buffer;
+  /** Pixel size. */
+  readonly width: number;
+  readonly height: number;
+}
+
+/** A barcode as filled rectangles in module units: [x, y, w, h, x, y, w, h, ...]. */
+export interface VectorCode {
+  readonly rects: readonly number[];
+  readonly unitsWide: number;
+  readonly unitsHigh: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prepared nodes.
+
+interface PBase {
+  readonly style: ComputedStyle;
+}
+export interface PText extends PBase {
+  readonly kind: 'text';
+  readonly para: PreparedParagraph;
+}
+export interface PImage extends PBase {
+  readonly kind: 'image';
+  readonly image: DecodedImage;
+  readonly width?: number;
+  readonly height?: number;
+  readonly fit: 'contain' | 'cover' | 'fill';
+  readonly align: 'left' | 'center' | 'right';
+}
+export interface PCode extends PBase {
+  readonly kind: 'code';
+  readonly code: VectorCode;
+  /** Size of the bars area in points; width undefined = natural (module size 1pt... scaled to height). */
+  readonly width: number;
+  readonly height: number;
+  readonly caption: PreparedParagraph | null;
+  readonly align: 'left' | 'center' | 'right';
+}
+export interface PRule extends PBase {
+  readonly kind: 'line';
+  readonly thickness: number;
+  readonly color: RGB;
+  readonly length?: number;
+  readonly dash?: readonly number[];
+}
+export interface PSpacer extends PBase {
+  readonly kind: 'spacer';
+  readonly size: number;
+}
+export interface PPageBreak extends PBase {
+  readonly kind: 'pageBreak';
+}
+export interface PStack extends PBase {
+  readonly kind: 'stack';
+  readonly children: readonly PNode[];
+}
+export interface PColumns extends PBase {
+  readonly kind: 'columns';
+  readonly columns: readonly { readonly width: ColumnWidth; readonly children: readonly PNode[] }[];
+  readonly gap: number;
+}
+export interface PListItem {
+  /** The marker text, or null for an item that is itself a nested list. */
+  readonly marker: PreparedParagraph | null;
+  readonly children: readonly PNode[];
+}
+export interface PList extends PBase {
+  readonly kind: 'list';
+  readonly items: readonly PListItem[];
+}
+export interface PCell {
+  /** First grid column and row (within its section) the cell occupies. */
+  readonly col: number;
+  readonly colSpan: number;
+  readonly rowSpan: number;
+  readonly node: PNode;
+  readonly background: RGB | null;
+  readonly padding: Sides;
+  readonly verticalAlign: 'top' | 'middle' | 'bottom';
+}
+export interface PTable extends PBase {
+  readonly kind: 'table';
+  readonly columns: readonly ColumnWidth[];
+  readonly header: readonly (readonly PCell[])[];
+  readonly body: readonly (readonly PCell[])[];
+  readonly footer: readonly (readonly PCell[])[];
+  readonly borders: 'all' | 'horizontal' | 'outer' | 'none';
+  readonly borderColor: RGB;
+  readonly borderWidth: number;
+  readonly stripe: RGB | null;
+}
+export type PNode = PText | PImage | PCode | PRule | PSpacer | PPageBreak | PStack | PColumns | PList | PTable;
+
+// ---------------------------------------------------------------------------------------------
+// Measured boxes.
+
+/** Padding, border and background around a box's content. */
+export interface Frame {
+  readonly padding: Sides;
+  readonly border: Borders | null;
+  readonly background: RGB | null;
+}
+
+interface BoxBase {
+  /** Offset from the containing block's left edge (the left margin). */
+  readonly x: number;
+  /** Border-box width and height (content + padding + border; margins excluded). */
+  readonly width: number;
+  readonly height: number;
+  readonly marginTop: number;
+  readonly marginBottom: number;
+  readonly keepTogether: boolean;
+  readonly breakBefore: boolean;
+  readonly frame: Frame | null;
+}
+export interface TextBox extends BoxBase {
+  readonly kind: 'text';
+  readonly lines: readonly Line[];
+}
+export interface StackBox extends BoxBase {
+  readonly kind: 'stack';
+  readonly children: readonly Box[];
+}
+export interface ColumnsBox extends BoxBase {
+  readonly kind: 'columns';
+  readonly cols: readonly { readonly x: number; readonly width: number; readonly children: readonly Box[] }[];
+}
+export interface ImageBox extends BoxBase {
+  readonly kind: 'image';
+  readonly image: DecodedImage;
+  /** Where the image is drawn relative to the content box, and the visible window (cover crops). */
+  readonly draw: { readonly x: number; readonly y: number; readonly w: number; readonly h: number };
+  readonly clip: boolean;
+}
+export interface CodeBox extends BoxBase {
+  readonly kind: 'code';
+  readonly code: VectorCode;
+  readonly barsX: number;
+  readonly barsWidth: number;
+  readonly barsHeight: number;
+  readonly color: RGB;
+  readonly caption: readonly Line[];
+}
+export interface RuleBox extends BoxBase {
+  readonly kind: 'line';
+  readonly thickness: number;
+  readonly color: RGB;
+  readonly length: number;
+  readonly dash?: readonly number[];
+}
+export interface SpacerBox extends BoxBase {
+  readonly kind: 'spacer';
+}
+export interface BreakBox extends BoxBase {
+  readonly kind: 'pageBreak';
+}
+export interface MCell {
+  readonly col: number;
+  readonly colSpan: number;
+  readonly rowSpan: number;
+  readonly x: number;
+  readonly width: number;
+  readonly content: Box;
+  readonly background: RGB | null;
+  readonly padding: Sides;
+  readonly verticalAlign: 'top' | 'middle' | 'bottom';
+}
+export interface MRow {
+  readonly height: number;
+  readonly cells: readonly MCell[];
+  /** Index among body rows, for stripes; -1 for header and footer rows. */
+  readonly index: number;
+}
+export interface TableBox extends BoxBase {
+  readonly kind: 'table';
+  readonly header: readonly MRow[];
+  readonly body: readonly MRow[];
+  readonly footer: readonly MRow[];
+  readonly borders: 'all' | 'horizontal' | 'outer' | 'none';
+  readonly borderColor: RGB;
+  readonly borderWidth: number;
+  readonly stripe: RGB | null;
+  /** This box continues a table split on an earlier page. */
+  readonly continued: boolean;
+}
+export type Box = TextBox | StackBox | ColumnsBox | ImageBox | CodeBox | RuleBox | SpacerBox | BreakBox | TableBox;
+
+// ---------------------------------------------------------------------------------------------
+// Draw items: absolute positions on a page.
+
+export type DrawItem =
+  /** A glyph run; `y` is the baseline. */
+  | { readonly kind: 'text'; readonly x: number; readonly y: number; readonly run: LineRun }
+  | { readonly kind: 'rect'; readonly x: number; readonly y: number; readonly w: number; readonly h: number; readonly fill: RGB | null; readonly stroke: RGB | null; readonly lineWidth: number }
+  | { readonly kind: 'line'; readonly x1: number; readonly y1: number; readonly x2: number; readonly y2: number; readonly color: RGB; readonly width: number; readonly dash?: readonly number[] }
+  | { readonly kind: 'image'; readonly x: number; readonly y: number; readonly w: number; readonly h: number; readonly image: DecodedImage; readonly clip: { x: number; y: number; w: number; h: number } | null }
+  /** Filled rectangles in absolute points: [x, y, w, h, ...]. */
+  | { readonly kind: 'bars'; readonly rects: readonly number[]; readonly color: RGB };
+
+/** One laid-out page. */
+export interface Page {
+  readonly width: number;
+  readonly height: number;
+  readonly items: DrawItem[];
+}

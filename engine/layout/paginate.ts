@@ -1,0 +1,209 @@
+/**
+ * The paginate pass: measured boxes flow into fixed-height regions (the content area of each
+ * page). A box that does not fit is cut where it allows (between text lines, between children,
+ * between table rows, inside a cell) and its rest continues on the next page. The output is a
+ * display list of absolute draw items per page.
+ */
+import { RenderError } from '../errors.ts';
+import type { Box, DrawItem, Frame, TextBox } from './nodes.ts';
+import { flowHeight, insets, outerHeight } from './measure.ts';
+import { placeTable } from './paginate-table.ts';
+
+const EPS = 1e-6;
+
+/** Settings of one pagination. */
+export interface FlowContext {
+  /** Height of a whole content area: what a box can have on a fresh page. */
+  readonly regionHeight: number;
+}
+
+/** Result of placing a box: the height it took and what is left for the next region. */
+export interface Placement {
+  readonly used: number;
+  readonly rest: Box | null;
+}
+
+/** Result of flowing siblings. `rest` null means all were placed. */
+export interface FlowResult {
+  readonly used: number;
+  readonly rest: Box[] | null;
+}
+
+/**
+ * Flow siblings from (x, y) into `avail` points of height.
+ * `atTop`: nothing precedes them in this region, so at least something must be placed.
+ */
+export function flow(boxes: readonly Box[], x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): FlowResult {
+  let cursor = 0;
+  for (let i = 0; i < boxes.length; i++) {
+    const b = boxes[i];
+    const first = atTop && cursor === 0;
+    if (b.kind === 'pageBreak') return { used: cursor, rest: boxes.slice(i + 1) };
+    if (b.breakBefore && !first) return { used: cursor, rest: boxes.slice(i) };
+    const room = avail - cursor - b.marginTop;
+    if (b.keepTogether && !first && b.height > room + EPS && b.height <= ctx.regionHeight) {
+      return { used: cursor, rest: boxes.slice(i) };
+    }
+    const r = place(b, x + b.x, y + cursor + b.marginTop, room, first, out, ctx);
+    if (r.rest) {
+      const rest = boxes.slice(i);
+      rest[0] = r.rest;
+      return { used: cursor + (r.used > 0 ? b.marginTop + r.used : 0), rest };
+    }
+    cursor += outerHeight(b);
+  }
+  return { used: cursor, rest: null };
+}
+
+/** Place one box with its top-left border corner at (x, y). */
+export function place(box: Box, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): Placement {
+  if (!box.frame) return placeContent(box, x, y, avail, atTop, out, ctx);
+  const [it, ir, ib, il] = insets(box.frame);
+  const mark = out.length;
+  const r = placeContent(box, x + il, y + it, avail - it - ib, atTop, out, ctx);
+  if (r.used === 0 && r.rest === box) return r;
+  // A frame cut by the page bottom extends to it; both parts keep their full padding and border.
+  const h = r.rest ? Math.max(r.used + it + ib, Math.min(avail, box.height)) : box.height;
+  drawFrame(box.frame, x, y, box.width, h, out, mark);
+  if (!r.rest) return { used: box.height, rest: null };
+  return { used: h, rest: { ...r.rest, frame: box.frame, height: r.rest.height + it + ib } as Box };
+}
+
+function drawFrame(frame: Frame, x: number, y: number, w: number, h: number, out: DrawItem[], mark: number): void {
+  if (frame.background) {
+    out.splice(mark, 0, { kind: 'rect', x, y, w, h, fill: frame.background, stroke: null, lineWidth: 0 });
+  }
+  const b = frame.border;
+  if (!b) return;
+  const same = b.top.width === b.right.width && b.top.width === b.bottom.width && b.top.width === b.left.width && b.top.color.join() === b.right.color.join() && b.top.color.join() === b.bottom.color.join() && b.top.color.join() === b.left.color.join();
+  if (same) {
+    const hw = b.top.width / 2;
+    out.push({ kind: 'rect', x: x + hw, y: y + hw, w: w - b.top.width, h: h - b.top.width, fill: null, stroke: b.top.color, lineWidth: b.top.width });
+    return;
+  }
+  if (b.top.width) out.push({ kind: 'line', x1: x, y1: y + b.top.width / 2, x2: x + w, y2: y + b.top.width / 2, color: b.top.color, width: b.top.width });
+  if (b.bottom.width) out.push({ kind: 'line', x1: x, y1: y + h - b.bottom.width / 2, x2: x + w, y2: y + h - b.bottom.width / 2, color: b.bottom.color, width: b.bottom.width });
+  if (b.left.width) out.push({ kind: 'line', x1: x + b.left.width / 2, y1: y, x2: x + b.left.width / 2, y2: y + h, color: b.left.color, width: b.left.width });
+  if (b.right.width) out.push({ kind: 'line', x1: x + w - b.right.width / 2, y1: y, x2: x + w - b.right.width / 2, y2: y + h, color: b.right.color, width: b.right.width });
+}
+
+/** Emit one text line's runs with the line's top at y. */
+export function emitLine(line: TextBox['lines'][number], x: number, y: number, out: DrawItem[]): void {
+  const baseline = y + line.baseline;
+  for (const run of line.runs) out.push({ kind: 'text', x: x + run.x, y: baseline, run });
+}
+
+/** Placing an unbreakable box: it goes whole, or (when something precedes it) waits for the next region. */
+function placeAtom(box: Box, avail: number, atTop: boolean): boolean {
+  return box.height <= avail + EPS || atTop;
+}
+
+function placeContent(box: Box, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): Placement {
+  const contentHeight = box.height - (box.frame ? insets(box.frame)[0] + insets(box.frame)[2] : 0);
+  switch (box.kind) {
+    case 'text': {
+      let used = 0;
+      let n = 0;
+      while (n < box.lines.length && (used + box.lines[n].height <= avail + EPS || (n === 0 && atTop))) {
+        emitLine(box.lines[n], x, y + used, out);
+        used += box.lines[n].height;
+        n++;
+      }
+      if (n === box.lines.length) return { used: contentHeight, rest: null };
+      if (n === 0) return { used: 0, rest: box };
+      const lines = box.lines.slice(n);
+      let h = 0;
+      for (const l of lines) h += l.height;
+      return { used, rest: { ...box, lines, height: h, frame: null } };
+    }
+    case 'stack': {
+      const r = flow(box.children, x, y, avail, atTop, out, ctx);
+      if (!r.rest) return { used: contentHeight, rest: null };
+      if (r.rest.length === box.children.length && r.rest[0] === box.children[0]) return { used: 0, rest: box };
+      return { used: r.used, rest: { ...box, children: r.rest, height: flowHeight(r.rest), frame: null } };
+    }
+    case 'columns': {
+      let used = 0;
+      let unfinished = false;
+      let progressed = false;
+      const mark = out.length;
+      const cols = box.cols.map((col) => {
+        const r = flow(col.children, x + col.x, y, avail, atTop, out, ctx);
+        used = Math.max(used, r.used);
+        if (r.rest) unfinished = true;
+        if (!r.rest || r.rest.length !== col.children.length || r.rest[0] !== col.children[0]) progressed = true;
+        return { ...col, children: r.rest ?? [] };
+      });
+      if (!unfinished) return { used: contentHeight, rest: null };
+      if (!progressed) {
+        out.length = mark;
+        return { used: 0, rest: box };
+      }
+      let h = 0;
+      for (const c of cols) h = Math.max(h, flowHeight(c.children));
+      return { used, rest: { ...box, cols, height: h, frame: null } };
+    }
+    case 'table':
+      return placeTable(box, x, y, avail, atTop, out, ctx);
+    case 'spacer':
+      return { used: Math.min(contentHeight, Math.max(0, avail)), rest: null };
+    case 'pageBreak':
+      return { used: 0, rest: null };
+    case 'image': {
+      if (!placeAtom(box, avail, atTop)) return { used: 0, rest: box };
+      const d = box.draw;
+      out.push({ kind: 'image', x: x + d.x, y: y + d.y, w: d.w, h: d.h, image: box.image, clip: box.clip ? { x, y, w: box.width - (box.frame ? insets(box.frame)[1] + insets(box.frame)[3] : 0), h: contentHeight } : null });
+      return { used: contentHeight, rest: null };
+    }
+    case 'code': {
+      if (!placeAtom(box, avail, atTop)) return { used: 0, rest: box };
+      const sx = box.barsWidth / box.code.unitsWide;
+      const sy = box.barsHeight / box.code.unitsHigh;
+      const r = box.code.rects;
+      const rects: number[] = new Array(r.length);
+      for (let i = 0; i < r.length; i += 4) {
+        rects[i] = x + box.barsX + r[i] * sx;
+        rects[i + 1] = y + r[i + 1] * sy;
+        rects[i + 2] = r[i + 2] * sx;
+        rects[i + 3] = r[i + 3] * sy;
+      }
+      out.push({ kind: 'bars', rects, color: box.color });
+      let cy = y + box.barsHeight;
+      for (const line of box.caption) {
+        emitLine(line, x + box.barsX, cy, out);
+        cy += line.height;
+      }
+      return { used: contentHeight, rest: null };
+    }
+    case 'line': {
+      if (!placeAtom(box, avail, atTop)) return { used: 0, rest: box };
+      const ly = y + box.thickness / 2;
+      out.push({ kind: 'line', x1: x, y1: ly, x2: x + box.length, y2: ly, color: box.color, width: box.thickness, dash: box.dash });
+      return { used: contentHeight, rest: null };
+    }
+  }
+}
+
+/**
+ * Cut the content boxes into pages of `regionHeight` points, each placed at (x, y).
+ * @returns the draw items of each page's content area.
+ * @throws RenderError LIMIT_EXCEEDED past `maxPages`.
+ */
+export function paginate(boxes: Box[], x: number, y: number, regionHeight: number, maxPages: number): DrawItem[][] {
+  const pages: DrawItem[][] = [];
+  const ctx: FlowContext = { regionHeight };
+  let rest: Box[] | null = boxes;
+  while (rest && (rest.length > 0 || pages.length === 0)) {
+    if (pages.length >= maxPages) {
+      throw new RenderError('LIMIT_EXCEEDED', `the document needs more than ${maxPages} pages`);
+    }
+    const items: DrawItem[] = [];
+    const r = flow(rest, x, y, regionHeight, true, items, ctx);
+    if (r.rest && r.rest.length === rest.length && r.rest[0] === rest[0] && items.length === 0 && rest[0].kind !== 'pageBreak') {
+      throw new RenderError('RENDER_ERROR', 'layout made no progress on a fresh page');
+    }
+    pages.push(items);
+    rest = r.rest;
+  }
+  return pages;
+}

@@ -1,0 +1,173 @@
+/**
+ * Style resolution (DESIGN §5 "Style properties"): named styles, then the node's own properties,
+ * over what the parent passes down. Text properties inherit; box properties do not.
+ */
+import type { BorderInput, BorderSide, SidesInput, StyleProps } from '../template/types.ts';
+import { parseColor } from '../template/colors.ts';
+import type { FontLibrary } from '../text/fonts.ts';
+import type { Align, RGB, TextStyle } from '../text/paragraph.ts';
+
+/** Four lengths in points, CSS order. */
+export interface Sides {
+  readonly top: number;
+  readonly right: number;
+  readonly bottom: number;
+  readonly left: number;
+}
+
+/** A resolved border side; width 0 means none. */
+export interface Stroke {
+  readonly width: number;
+  readonly color: RGB;
+}
+export interface Borders {
+  readonly top: Stroke;
+  readonly right: Stroke;
+  readonly bottom: Stroke;
+  readonly left: Stroke;
+}
+
+/** The computed style of a node. */
+export interface ComputedStyle {
+  // Inherited.
+  readonly fontFamily: string;
+  readonly fontSize: number;
+  readonly fontWeight: number;
+  readonly fontStyle: 'normal' | 'italic';
+  readonly color: RGB;
+  readonly lineHeight: number;
+  readonly textAlign: Align;
+  readonly textDecoration: 'none' | 'underline' | 'line-through';
+  readonly direction: 'ltr' | 'rtl' | 'auto';
+  // Not inherited.
+  readonly margin: Sides;
+  readonly padding: Sides;
+  readonly border: Borders | null;
+  readonly backgroundColor: RGB | null;
+  readonly keepTogether: boolean;
+  readonly breakBefore: boolean;
+  readonly verticalAlign: 'top' | 'middle' | 'bottom';
+}
+
+export const ZERO_SIDES: Sides = Object.freeze({ top: 0, right: 0, bottom: 0, left: 0 });
+const BLACK: RGB = [0, 0, 0];
+
+/** Normalise `margin`/`padding`: a number, `[vertical, horizontal]` or `[top, right, bottom, left]`. */
+export function toSides(input: SidesInput | undefined): Sides {
+  if (input === undefined) return ZERO_SIDES;
+  if (typeof input === 'number') return { top: input, right: input, bottom: input, left: input };
+  if (input.length === 2) return { top: input[0], right: input[1], bottom: input[0], left: input[1] };
+  return { top: input[0], right: input[1], bottom: input[2], left: input[3] };
+}
+
+/** Parse a colour already validated by the schema; unparseable (e.g. a placeholder left empty) gives `fallback`. */
+export function color(value: string | undefined, fallback: RGB): RGB {
+  if (!value) return fallback;
+  return parseColor(value) ?? fallback;
+}
+
+function stroke(side: BorderSide | undefined, base?: BorderSide): Stroke {
+  const width = side?.width ?? base?.width ?? (side || base ? 1 : 0);
+  return { width, color: color(side?.color ?? base?.color, BLACK) };
+}
+
+function toBorders(input: BorderInput | undefined): Borders | null {
+  if (!input) return null;
+  if ('top' in input || 'right' in input || 'bottom' in input || 'left' in input) {
+    const sides = input as { top?: BorderSide; right?: BorderSide; bottom?: BorderSide; left?: BorderSide };
+    const b = { top: stroke(sides.top), right: stroke(sides.right), bottom: stroke(sides.bottom), left: stroke(sides.left) };
+    return b.top.width || b.right.width || b.bottom.width || b.left.width ? b : null;
+  }
+  const all = stroke(input as BorderSide);
+  return all.width > 0 ? { top: all, right: all, bottom: all, left: all } : null;
+}
+
+function weightOf(w: StyleProps['fontWeight'], fallback: number): number {
+  if (w === undefined) return fallback;
+  if (w === 'bold') return 700;
+  if (w === 'normal') return 400;
+  return w;
+}
+
+/** The style of the document root, from the template's `font`. */
+export function rootStyle(font: { family?: string; size?: number; color?: string; lineHeight?: number } | undefined, defaultFamily: string): ComputedStyle {
+  return {
+    fontFamily: font?.family ?? defaultFamily,
+    fontSize: font?.size ?? 10,
+    fontWeight: 400,
+    fontStyle: 'normal',
+    color: color(font?.color, BLACK),
+    lineHeight: font?.lineHeight ?? 1.25,
+    textAlign: 'left',
+    textDecoration: 'none',
+    direction: 'ltr',
+    margin: ZERO_SIDES,
+    padding: ZERO_SIDES,
+    border: null,
+    backgroundColor: null,
+    keepTogether: false,
+    breakBefore: false,
+    verticalAlign: 'top',
+  };
+}
+
+/** Merge named styles (in order) and then the node's own properties into one property set. */
+export function mergeProps(node: StyleProps, styles: Record<string, StyleProps> | undefined): StyleProps {
+  if (!node.style || !styles) return node;
+  const names = Array.isArray(node.style) ? node.style : [node.style];
+  const merged: StyleProps = {};
+  for (const name of names) Object.assign(merged, styles[name]);
+  for (const key of Object.keys(node) as (keyof StyleProps)[]) {
+    if (node[key] !== undefined) (merged as Record<string, unknown>)[key] = node[key];
+  }
+  return merged;
+}
+
+/** Compute a node's style from its parent's and its own (already merged) properties. */
+export function computeStyle(parent: ComputedStyle, p: StyleProps): ComputedStyle {
+  return {
+    fontFamily: p.fontFamily ?? parent.fontFamily,
+    fontSize: p.fontSize ?? parent.fontSize,
+    fontWeight: weightOf(p.fontWeight, parent.fontWeight),
+    fontStyle: p.fontStyle ?? parent.fontStyle,
+    color: p.color !== undefined ? color(p.color, parent.color) : parent.color,
+    lineHeight: p.lineHeight ?? parent.lineHeight,
+    textAlign: p.textAlign ?? parent.textAlign,
+    textDecoration: p.textDecoration ?? parent.textDecoration,
+    direction: p.direction ?? parent.direction,
+    margin: toSides(p.margin),
+    padding: toSides(p.padding),
+    border: toBorders(p.border),
+    backgroundColor: p.backgroundColor ? parseColor(p.backgroundColor) : null,
+    keepTogether: p.keepTogether ?? false,
+    breakBefore: p.breakBefore === 'page',
+    verticalAlign: p.verticalAlign ?? 'top',
+  };
+}
+
+/**
+ * Text styles are interned: equal styles are the same object, so runs merge by identity and the
+ * painter switches font and colour only when they change.
+ */
+export class TextStyles {
+  private readonly interned = new Map<string, TextStyle>();
+  constructor(private readonly fonts: FontLibrary) {}
+
+  /** @throws RenderError FONT_NOT_FOUND for an unknown family. */
+  of(s: ComputedStyle, link?: string): TextStyle {
+    const key = `${s.fontFamily}|${s.fontWeight}|${s.fontStyle}|${s.fontSize}|${s.color.join(',')}|${s.lineHeight}|${s.textDecoration}|${link ?? ''}`;
+    let style = this.interned.get(key);
+    if (!style) {
+      style = {
+        face: this.fonts.resolve(s.fontFamily, s.fontWeight, s.fontStyle),
+        size: s.fontSize,
+        color: s.color,
+        lineHeight: s.lineHeight,
+        decoration: s.textDecoration,
+        link,
+      };
+      this.interned.set(key, style);
+    }
+    return style;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * The paint pass: pages of absolute draw items become a PDF through pdfkit. Text, rectangles,
+ * rules and bars are written as content-stream operators directly; images and link annotations go
+ * through pdfkit's API. Coordinates arrive top-left based (pdfkit flips every page for us).
+ */
+import PDFDocument from 'pdfkit';
+import type { FontFace } from '../text/fonts.ts';
+import type { LineRun, RGB } from '../text/paragraph.ts';
+import type { DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
+import { num, pdfFont, tjArray, type PdfFont } from './glyphs.ts';
+
+/** Document-level properties written to the Info dictionary. */
+export interface DocumentInfo {
+  title?: string;
+  author?: string;
+  subject?: string;
+  keywords?: string;
+  /** BCP 47 language tag: the catalog's /Lang. */
+  language?: string;
+  /** CreationDate and ModDate. */
+  date: Date;
+}
+
+type Doc = InstanceType<typeof PDFDocument>;
+
+/** Paint state of one page, so colours and fonts are set only when they change. */
+class PageWriter {
+  private ops: string[] = [];
+  private fill = '';
+  private font = '';
+  constructor(
+    private readonly doc: Doc,
+    private readonly fonts: Map<FontFace, PdfFont>,
+    private readonly images: Map<DecodedImage, unknown>,
+  ) {}
+
+  private setFill(c: RGB): void {
+    const v = `${num(c[0] / 255)} ${num(c[1] / 255)} ${num(c[2] / 255)} rg`;
+    if (v !== this.fill) {
+      this.ops.push(v);
+      this.fill = v;
+    }
+  }
+
+  private stroke(c: RGB, width: number, dash?: readonly number[]): void {
+    this.ops.push(`${num(c[0] / 255)} ${num(c[1] / 255)} ${num(c[2] / 255)} RG ${num(width)} w${dash && dash.length ? ` [${dash.map(num).join(' ')}] 0 d` : ' [] 0 d'}`);
+  }
+
+  text(x: number, y: number, run: LineRun): void {
+    const st = run.style;
+    const f = pdfFont(this.doc, this.fonts, st.face);
+    const page = this.doc.page as unknown as { fonts: Record<string, unknown> };
+    if (page.fonts[f.id] === undefined) page.fonts[f.id] = f.embedded.ref();
+    this.setFill(st.color);
+    const tf = `/${f.id} ${num(st.size)} Tf`;
+    const fontOp = tf !== this.font ? `${tf} ` : '';
+    this.font = tf;
+    this.ops.push(`BT ${fontOp}1 0 0 -1 ${num(x)} ${num(y)} Tm ${tjArray(f, st.face, run)} ET`);
+    if (st.decoration !== 'none') {
+      const face = st.face;
+      const thickness = face.underlineThickness * st.size;
+      const ly = st.decoration === 'underline' ? y + face.underlinePosition * st.size : y - (face.xHeight * st.size) / 2;
+      this.stroke(st.color, thickness);
+      this.ops.push(`${num(x)} ${num(ly)} m ${num(x + run.width)} ${num(ly)} l S`);
+    }
+    if (st.link) {
+      this.flush();
+      const top = y - st.face.ascent * st.size;
+      this.doc.link(x, top, run.width, (st.face.ascent + st.face.descent) * st.size, st.link);
+    }
+  }
+
+  rect(x: number, y: number, w: number, h: number, fill: RGB | null, stroke: RGB | null, lineWidth: number): void {
+    if (fill) this.setFill(fill);
+    if (stroke) this.stroke(stroke, lineWidth);
+    this.ops.push(`${num(x)} ${num(y)} ${num(w)} ${num(h)} re ${fill && stroke ? 'B' : fill ? 'f' : 'S'}`);
+  }
+
+  line(x1: number, y1: number, x2: number, y2: number, color: RGB, width: number, dash?: readonly number[]): void {
+    this.stroke(color, width, dash);
+    this.ops.push(`${num(x1)} ${num(y1)} m ${num(x2)} ${num(y2)} l S`);
+  }
+
+  bars(rects: readonly number[], color: RGB): void {
+    this.setFill(color);
+    const parts: string[] = [];
+    for (let i = 0; i < rects.length; i += 4) parts.push(`${num(rects[i])} ${num(rects[i + 1])} ${num(rects[i + 2])} ${num(rects[i + 3])} re`);
+    parts.push('f');
+    this.ops.push(parts.join('\n'));
+  }
+
+  image(item: Extract<DrawItem, { kind: 'image' }>): void {
+    this.flush();
+    let img = this.images.get(item.image);
+    if (!img) {
+      img = (this.doc as unknown as { openImage(src: Buffer): unknown }).openImage(item.image.data);
+      this.images.set(item.image, img);
+    }
+    if (item.clip) {
+      this.doc.save();
+      this.doc.rect(item.clip.x, item.clip.y, item.clip.w, item.clip.h).clip();
+    }
+    this.doc.image(img as never, item.x, item.y, { width: item.w, height: item.h });
+    if (item.clip) this.doc.restore();
+  }
+
+  draw(item: DrawItem): void {
+    switch (item.kind) {
+      case 'text': return this.text(item.x, item.y, item.run);
+      case 'rect': return this.rect(item.x, item.y, item.w, item.h, item.fill, item.stroke, item.lineWidth);
+      case 'line': return this.line(item.x1, item.y1, item.x2, item.y2, item.color, item.width, item.dash);
+      case 'bars': return this.bars(item.rects, item.color);
+      case 'image': return this.image(item);
+    }
+  }
+
+  flush(): void {
+    if (this.ops.length > 0) {
+      this.doc.addContent(this.ops.join('\n'));
+      this.ops = [];
+    }
+  }
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '')) as Partial<T>;
+}
+
+/**
+ * Paint pages into a PDF.
+ * @returns the PDF bytes.
+ */
+export function paintPdf(pages: readonly Page[], info: DocumentInfo): Promise<Buffer> {
+  const doc = new PDFDocument({
+    autoFirstPage: false,
+    compress: true,
+    pdfVersion: '1.7',
+    lang: info.language,
+    displayTitle: Boolean(info.title),
+    fontLayoutCache: false,
+    info: definedOnly({
+      Title: info.title,
+      Author: info.author,
+      Subject: info.subject,
+      Keywords: info.keywords,
+      Creator: 'Platen',
+      Producer: 'Platen',
+      CreationDate: info.date,
+      ModDate: info.date,
+    }),
+  } as never);
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('data', (c: Buffer) => chunks.push(c));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  const fonts = new Map<FontFace, PdfFont>();
+  const images = new Map<DecodedImage, unknown>();
+  for (const page of pages) {
+    doc.addPage({ size: [page.width, page.height], margin: 0 });
+    const w = new PageWriter(doc, fonts, images);
+    for (const item of page.items) w.draw(item);
+    w.flush();
+  }
+  doc.end();
+  return done;
+}

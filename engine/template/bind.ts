@@ -1,0 +1,525 @@
+/**
+ * Data binding (DESIGN §5): a validated template's nodes plus the caller's data become bound
+ * nodes, the only input of layout.
+ *
+ * Rules:
+ * - Placeholders are substituted in text strings and inline spans, `link`, `image`, `qrcode`,
+ *   `barcode`, and in colours: `color`, `backgroundColor`, border colours, `line.color`, table
+ *   `stripe`/`borderColor` and the colours of `headerStyle`/`footerStyle`. A colour that binds to
+ *   "" is dropped (inherits); one that binds to a non-colour is RenderError('DATA_INVALID').
+ * - A missing value renders as ""; a number as String(n) unless a filter formats it; a boolean as
+ *   "true"/"false"; `$now` as its ISO string unless `date` formats it; arrays and objects as "".
+ *   Bound text is always a string. An empty `link` is dropped.
+ * - `each` expands its `content` once per array item with the alias (`as`, default "item") and
+ *   `$index` (0-based); a missing or null array yields nothing; any other non-array is
+ *   RenderError('DATA_INVALID', ..., path of the each node). `if` binds `then` or `else`.
+ * - `each`/`if` nodes that carry style properties (margin, keepTogether, breakBefore, ...) wrap
+ *   what they produce in one `{stack: [...]}` with those properties; without style properties
+ *   their output is spliced into the surrounding list.
+ * - Table rows: literal rows, `{each, as, row}` and `{if, then, else}` row templates expand to
+ *   bound rows; a string cell becomes `{text}`; a cell that is an `each`/`if` node becomes the one
+ *   node it produces, else a stack of them (an empty `{text: ""}` when it produces nothing). List
+ *   items that are strings become `{text}`.
+ * - `$page`/`$pages` come from opts.page (header, footer, background); elsewhere they render "".
+ * - Bound nodes are new objects; the template is never mutated. Style properties are copied
+ *   through unchanged; nested values without placeholders (margin arrays, border objects without
+ *   placeholder colours, table `columns`, `dash`) are shared with the template: treat them as
+ *   read-only.
+ * - Produced nodes are counted: past `maxNodes` (default DEFAULT_LIMITS.maxNodes) binding stops
+ *   with RenderError('LIMIT_EXCEEDED').
+ */
+import { DEFAULT_LIMITS, RenderError } from '../errors.ts';
+import type {
+  BindOptions,
+  BoundInline,
+  BoundNode,
+  Condition,
+  Inline,
+  Metadata,
+  Node,
+  TableCell,
+  TableRow,
+  TableRowTemplate,
+} from './types.ts';
+import { parseColor } from './colors.ts';
+import { evaluateCondition } from './conditions.ts';
+import { resolveLocale } from './filters.ts';
+import { createScope, enterLoop, resolvePath, type Scope } from './path.ts';
+import { hasPlaceholder, isDangerousKey, parsePath } from './placeholders.ts';
+import { bindTextIn, bindValueIn } from './value.ts';
+
+/** Options of {@link bindNodes}. */
+export interface BindNodesOptions extends BindOptions {
+  /** Most nodes the bound output may hold. Default DEFAULT_LIMITS.maxNodes. */
+  maxNodes?: number;
+  /** Deepest node nesting. Default DEFAULT_LIMITS.maxDepth. */
+  maxDepth?: number;
+  /** JSON path of `nodes` in the template, for error paths. Default "content". */
+  path?: string;
+}
+
+interface Ctx {
+  readonly locale: string;
+  readonly maxNodes: number;
+  readonly maxDepth: number;
+  count: number;
+}
+
+type Obj = Record<string, unknown>;
+
+const hasOwn = Object.hasOwn;
+
+function countNode(ctx: Ctx, path: string): void {
+  if (++ctx.count > ctx.maxNodes) {
+    throw new RenderError('LIMIT_EXCEEDED', `the bound document has more than ${ctx.maxNodes} nodes`, path);
+  }
+}
+
+function checkDepth(ctx: Ctx, depth: number, path: string): void {
+  if (depth > ctx.maxDepth) {
+    throw new RenderError('LIMIT_EXCEEDED', `nodes are nested deeper than ${ctx.maxDepth} levels`, path);
+  }
+}
+
+function refuseKey(key: string, path: string): never {
+  throw new RenderError('TEMPLATE_INVALID', `the key "${key}" is not allowed`, path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Colours and style objects
+
+function bindColor(out: Obj, key: string, value: unknown, scope: Scope, ctx: Ctx, path: string): void {
+  if (typeof value !== 'string' || !hasPlaceholder(value)) {
+    out[key] = value;
+    return;
+  }
+  const s = bindTextIn(value, scope, ctx.locale).trim();
+  if (s === '') return;
+  if (parseColor(s) === null) {
+    throw new RenderError(
+      'DATA_INVALID',
+      `the colour ${JSON.stringify(s)} from the data is not #rgb, #rrggbb or a CSS colour name`,
+      path + '.' + key,
+    );
+  }
+  out[key] = s;
+}
+
+function bindBorderSide(side: unknown, scope: Scope, ctx: Ctx, path: string): unknown {
+  if (side === null || typeof side !== 'object') return side;
+  const s = side as Obj;
+  if (typeof s.color !== 'string' || !hasPlaceholder(s.color)) return side;
+  const out: Obj = {};
+  for (const key of Object.keys(s)) {
+    if (key === 'color') bindColor(out, key, s[key], scope, ctx, path);
+    else out[key] = s[key];
+  }
+  return out;
+}
+
+function bindBorder(border: unknown, scope: Scope, ctx: Ctx, path: string): unknown {
+  if (border === null || typeof border !== 'object') return border;
+  const b = border as Obj;
+  if (hasOwn(b, 'width') || hasOwn(b, 'color')) return bindBorderSide(b, scope, ctx, path);
+  let out: Obj | null = null;
+  for (const key of Object.keys(b)) {
+    const side = bindBorderSide(b[key], scope, ctx, path + '.' + key);
+    if (side !== b[key] && out === null) {
+      out = {};
+      for (const k of Object.keys(b)) out[k] = b[k];
+    }
+    if (out !== null) out[key] = side;
+  }
+  return out ?? border;
+}
+
+/** Copies one style property into `out`, binding colours. */
+function copyStyleProp(out: Obj, key: string, value: unknown, scope: Scope, ctx: Ctx, path: string): void {
+  switch (key) {
+    case 'color':
+    case 'backgroundColor':
+      bindColor(out, key, value, scope, ctx, path);
+      return;
+    case 'border':
+      out.border = bindBorder(value, scope, ctx, path + '.border');
+      return;
+    case '__proto__':
+    case 'constructor':
+    case 'prototype':
+      return refuseKey(key, path);
+    default:
+      out[key] = value;
+  }
+}
+
+function bindStyleObject(style: unknown, scope: Scope, ctx: Ctx, path: string): unknown {
+  if (style === null || typeof style !== 'object') return style;
+  const s = style as Obj;
+  const out: Obj = {};
+  for (const key of Object.keys(s)) copyStyleProp(out, key, s[key], scope, ctx, path);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inline text
+
+function bindInlines(list: readonly Inline[], scope: Scope, ctx: Ctx, path: string): BoundInline[] {
+  const out: BoundInline[] = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    if (typeof item === 'string') {
+      out[i] = bindTextIn(item, scope, ctx.locale);
+      continue;
+    }
+    const p = path + '[' + i + ']';
+    const span = item as unknown as Obj;
+    const o: Obj = {};
+    for (const key of Object.keys(span)) {
+      const v = span[key];
+      if (key === 'text') o.text = bindTextValue(v, scope, ctx, p + '.text');
+      else if (key === 'link') bindLink(o, v, scope, ctx);
+      else copyStyleProp(o, key, v, scope, ctx, p);
+    }
+    out[i] = o as unknown as BoundInline;
+  }
+  return out;
+}
+
+function bindTextValue(v: unknown, scope: Scope, ctx: Ctx, path: string): string | BoundInline[] {
+  if (typeof v === 'string') return bindTextIn(v, scope, ctx.locale);
+  if (Array.isArray(v)) return bindInlines(v as Inline[], scope, ctx, path);
+  return '';
+}
+
+function bindLink(out: Obj, v: unknown, scope: Scope, ctx: Ctx): void {
+  if (typeof v !== 'string') return;
+  const link = bindTextIn(v, scope, ctx.locale).trim();
+  if (link !== '') out.link = link;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nodes
+
+const EACH_KEYS: ReadonlySet<string> = new Set(['each', 'as', 'content']);
+const IF_KEYS: ReadonlySet<string> = new Set(['if', 'then', 'else']);
+
+/** True when an each/if node carries style properties (then its output is wrapped in a stack). */
+function hasStyleProps(n: Obj, own: ReadonlySet<string>): boolean {
+  for (const key of Object.keys(n)) if (!own.has(key)) return true;
+  return false;
+}
+
+function wrapper(n: Obj, own: ReadonlySet<string>, children: BoundNode[] | null, scope: Scope, ctx: Ctx, path: string): BoundNode {
+  countNode(ctx, path);
+  const out: Obj = {};
+  if (children === null) out.text = '';
+  else out.stack = children;
+  for (const key of Object.keys(n)) if (!own.has(key)) copyStyleProp(out, key, n[key], scope, ctx, path);
+  return out as unknown as BoundNode;
+}
+
+function arrayFor(n: Obj, scope: Scope, path: string): unknown[] | null {
+  const pathText = n.each as string;
+  const value = resolvePath(parsePath(pathText), scope);
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) {
+    const got = typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
+    throw new RenderError('DATA_INVALID', `"each" needs an array at "${pathText}", got ${got}`, path);
+  }
+  return value;
+}
+
+function aliasOf(n: Obj): string {
+  return typeof n.as === 'string' ? n.as : 'item';
+}
+
+/** Binds `each`'s content into `out`. */
+function expandEach(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number, out: BoundNode[]): void {
+  const items = arrayFor(n, scope, path);
+  if (items === null) return;
+  const alias = aliasOf(n);
+  const content = (n.content ?? []) as Node[];
+  const contentPath = path + '.content';
+  for (let i = 0; i < items.length; i++) {
+    bindList(content, enterLoop(scope, alias, items[i], i), ctx, contentPath, depth + 1, out);
+  }
+}
+
+/** Binds `if`'s then/else into `out`. */
+function expandIf(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number, out: BoundNode[]): void {
+  const yes = evaluateCondition(n.if as Condition, scope, ctx.locale, path + '.if');
+  const branch = (yes ? n.then : n.else) as Node[] | undefined;
+  if (branch !== undefined) bindList(branch, scope, ctx, path + (yes ? '.then' : '.else'), depth + 1, out);
+}
+
+/** Binds one template node into `out` (each/if may add zero or many nodes). */
+function bindInto(node: Node, scope: Scope, ctx: Ctx, path: string, depth: number, out: BoundNode[]): void {
+  checkDepth(ctx, depth, path);
+  const n = node as unknown as Obj;
+  if (hasOwn(n, 'each')) {
+    if (!hasStyleProps(n, EACH_KEYS)) return expandEach(n, scope, ctx, path, depth, out);
+    const children: BoundNode[] = [];
+    expandEach(n, scope, ctx, path, depth, children);
+    if (children.length > 0) out.push(wrapper(n, EACH_KEYS, children, scope, ctx, path));
+    return;
+  }
+  if (hasOwn(n, 'if')) {
+    if (!hasStyleProps(n, IF_KEYS)) return expandIf(n, scope, ctx, path, depth, out);
+    const children: BoundNode[] = [];
+    expandIf(n, scope, ctx, path, depth, children);
+    if (children.length > 0) out.push(wrapper(n, IF_KEYS, children, scope, ctx, path));
+    return;
+  }
+  out.push(bindNode(n, scope, ctx, path, depth));
+}
+
+function bindList(nodes: readonly Node[], scope: Scope, ctx: Ctx, path: string, depth: number, out: BoundNode[]): void {
+  for (let i = 0; i < nodes.length; i++) bindInto(nodes[i], scope, ctx, path + '[' + i + ']', depth, out);
+}
+
+function bindChildren(nodes: unknown, scope: Scope, ctx: Ctx, path: string, depth: number): BoundNode[] {
+  const out: BoundNode[] = [];
+  if (Array.isArray(nodes)) bindList(nodes as Node[], scope, ctx, path, depth, out);
+  return out;
+}
+
+/** Binds a node that is not each/if. */
+function bindNode(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number): BoundNode {
+  countNode(ctx, path);
+  const out: Obj = {};
+  for (const key of Object.keys(n)) {
+    const v = n[key];
+    switch (key) {
+      case 'text':
+        out.text = bindTextValue(v, scope, ctx, path + '.text');
+        break;
+      case 'link':
+        bindLink(out, v, scope, ctx);
+        break;
+      case 'image':
+      case 'qrcode':
+      case 'barcode':
+        out[key] = typeof v === 'string' ? bindTextIn(v, scope, ctx.locale) : v;
+        break;
+      case 'table':
+        out.table = bindTable(v as Obj, scope, ctx, path + '.table', depth + 1);
+        break;
+      case 'columns':
+        out.columns = bindColumns(v, scope, ctx, path + '.columns', depth + 1);
+        break;
+      case 'stack':
+        out.stack = bindChildren(v, scope, ctx, path + '.stack', depth + 1);
+        break;
+      case 'list':
+        out.list = bindListItems(v, scope, ctx, path + '.list', depth + 1);
+        break;
+      case 'line':
+        out.line = bindStyleObject(v, scope, ctx, path + '.line');
+        break;
+      default:
+        copyStyleProp(out, key, v, scope, ctx, path);
+    }
+  }
+  return out as unknown as BoundNode;
+}
+
+function bindColumns(v: unknown, scope: Scope, ctx: Ctx, path: string, depth: number): unknown {
+  if (!Array.isArray(v)) return [];
+  const out = new Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const col = v[i] as Obj;
+    const o: Obj = {};
+    if (col.width !== undefined) o.width = col.width;
+    o.content = bindChildren(col.content, scope, ctx, path + '[' + i + '].content', depth);
+    out[i] = o;
+  }
+  return out;
+}
+
+function bindListItems(v: unknown, scope: Scope, ctx: Ctx, path: string, depth: number): BoundNode[] {
+  const out: BoundNode[] = [];
+  if (!Array.isArray(v)) return out;
+  for (let i = 0; i < v.length; i++) {
+    const item = v[i];
+    const p = path + '[' + i + ']';
+    if (typeof item === 'string') {
+      countNode(ctx, p);
+      out.push({ text: bindTextIn(item, scope, ctx.locale) });
+    } else {
+      bindInto(item as Node, scope, ctx, p, depth, out);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables
+
+function bindCell(cell: TableCell, scope: Scope, ctx: Ctx, path: string, depth: number): BoundNode {
+  if (typeof cell === 'string') {
+    countNode(ctx, path);
+    return { text: bindTextIn(cell, scope, ctx.locale) };
+  }
+  const n = cell as unknown as Obj;
+  const isEach = hasOwn(n, 'each');
+  if (!isEach && !hasOwn(n, 'if')) {
+    checkDepth(ctx, depth, path);
+    return bindNode(n, scope, ctx, path, depth);
+  }
+  const own = isEach ? EACH_KEYS : IF_KEYS;
+  const produced: BoundNode[] = [];
+  if (isEach) expandEach(n, scope, ctx, path, depth, produced);
+  else expandIf(n, scope, ctx, path, depth, produced);
+  const styled = hasStyleProps(n, own);
+  if (produced.length === 1 && !styled) return produced[0];
+  return wrapper(n, own, produced.length === 0 ? null : produced, scope, ctx, path);
+}
+
+function bindRow(row: TableRow, scope: Scope, ctx: Ctx, path: string, depth: number): BoundNode[] {
+  const out: BoundNode[] = new Array(row.length);
+  for (let j = 0; j < row.length; j++) out[j] = bindCell(row[j], scope, ctx, path + '[' + j + ']', depth);
+  return out;
+}
+
+function bindFixedRows(rows: unknown, scope: Scope, ctx: Ctx, path: string, depth: number): BoundNode[][] {
+  const out: BoundNode[][] = [];
+  if (!Array.isArray(rows)) return out;
+  for (let i = 0; i < rows.length; i++) out.push(bindRow(rows[i] as TableRow, scope, ctx, path + '[' + i + ']', depth));
+  return out;
+}
+
+function bindRowTemplates(
+  templates: readonly TableRowTemplate[],
+  scope: Scope,
+  ctx: Ctx,
+  path: string,
+  depth: number,
+  out: BoundNode[][],
+): void {
+  checkDepth(ctx, depth, path);
+  for (let i = 0; i < templates.length; i++) {
+    const t = templates[i];
+    const p = path + '[' + i + ']';
+    if (Array.isArray(t)) {
+      out.push(bindRow(t, scope, ctx, p, depth));
+      continue;
+    }
+    const n = t as unknown as Obj;
+    if (hasOwn(n, 'each')) {
+      const items = arrayFor(n, scope, p);
+      if (items === null) continue;
+      const alias = aliasOf(n);
+      const row = n.row as TableRow;
+      const rowPath = p + '.row';
+      for (let k = 0; k < items.length; k++) out.push(bindRow(row, enterLoop(scope, alias, items[k], k), ctx, rowPath, depth));
+    } else if (hasOwn(n, 'if')) {
+      const yes = evaluateCondition(n.if as Condition, scope, ctx.locale, p + '.if');
+      const branch = (yes ? n.then : n.else) as TableRowTemplate[] | undefined;
+      if (branch !== undefined) bindRowTemplates(branch, scope, ctx, p + (yes ? '.then' : '.else'), depth + 1, out);
+    } else {
+      throw new RenderError('TEMPLATE_INVALID', 'a table row is an array of cells, {each, as, row} or {if, then, else}', p);
+    }
+  }
+}
+
+function bindTable(spec: Obj, scope: Scope, ctx: Ctx, path: string, depth: number): Obj {
+  const out: Obj = {};
+  for (const key of Object.keys(spec)) {
+    const v = spec[key];
+    switch (key) {
+      case 'header':
+      case 'footer':
+        out[key] = bindFixedRows(v, scope, ctx, path + '.' + key, depth);
+        break;
+      case 'rows': {
+        const rows: BoundNode[][] = [];
+        if (Array.isArray(v)) bindRowTemplates(v as TableRowTemplate[], scope, ctx, path + '.rows', depth, rows);
+        out.rows = rows;
+        break;
+      }
+      case 'stripe':
+      case 'borderColor':
+        bindColor(out, key, v, scope, ctx, path);
+        break;
+      case 'headerStyle':
+      case 'footerStyle':
+        out[key] = bindStyleObject(v, scope, ctx, path + '.' + key);
+        break;
+      default:
+        if (isDangerousKey(key)) refuseKey(key, path);
+        out[key] = v;
+    }
+  }
+  if (out.rows === undefined) out.rows = [];
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+
+/**
+ * Binds template nodes to data (rules in the module comment; DESIGN §5). `nodes` must have passed
+ * `parseTemplate`. Returns new bound nodes, each/if expanded, every string final.
+ * Throws RenderError: 'DATA_INVALID' (each over a non-array, a colour placeholder that binds to a
+ * non-colour), 'LIMIT_EXCEEDED' (more than `maxNodes` nodes), 'TEMPLATE_INVALID' (malformed
+ * placeholders or paths, only possible for unvalidated input). Error paths are template paths
+ * rooted at `opts.path` (default "content").
+ */
+export function bindNodes(nodes: readonly Node[], data: unknown, opts: BindNodesOptions): BoundNode[] {
+  const ctx: Ctx = {
+    locale: resolveLocale(opts.language),
+    maxNodes: opts.maxNodes ?? DEFAULT_LIMITS.maxNodes,
+    maxDepth: opts.maxDepth ?? DEFAULT_LIMITS.maxDepth,
+    count: 0,
+  };
+  const out: BoundNode[] = [];
+  bindList(nodes, createScope(data, { now: opts.now, page: opts.page }), ctx, opts.path ?? 'content', 1, out);
+  return out;
+}
+
+/**
+ * Binds one string to text in a scope (see {@link createScope}, {@link enterLoop}) with the
+ * filters' locale from `opts.language` (default "en"). Missing values render as "".
+ * Throws RenderError('TEMPLATE_INVALID') on placeholder syntax errors. DESIGN §5.
+ */
+export function bindString(s: string, scope: Scope, opts: Pick<BindOptions, 'language'> = {}): string {
+  return bindTextIn(s, scope, resolveLocale(opts.language));
+}
+
+/**
+ * Binds one string keeping the value's type when it is exactly one placeholder (`"{{qty}}"` ->
+ * 3, missing -> undefined); other strings bind to text like {@link bindString}. DESIGN §5.
+ */
+export function bindValue(s: string, scope: Scope, opts: Pick<BindOptions, 'language'> = {}): unknown {
+  return bindValueIn(s, scope, resolveLocale(opts.language));
+}
+
+/**
+ * Binds the document metadata: every field's placeholders substituted (DESIGN §5 root
+ * `metadata`). `language` is bound first and, when not empty, is the locale of the other fields'
+ * filters (else `opts.language`, else "en"); an empty bound field is dropped. Returns a new object.
+ */
+export function bindMetadata(meta: Metadata | undefined, data: unknown, opts: BindOptions): Metadata {
+  const out: Metadata = {};
+  if (meta === undefined) return out;
+  const scope = createScope(data, { now: opts.now, page: opts.page });
+  let locale = resolveLocale(opts.language);
+  if (typeof meta.language === 'string') {
+    const language = bindTextIn(meta.language, scope, locale).trim();
+    if (language !== '') {
+      out.language = language;
+      locale = resolveLocale(language);
+    }
+  }
+  for (const key of ['title', 'author', 'subject', 'keywords'] as const) {
+    const v = meta[key];
+    if (typeof v !== 'string') continue;
+    const s = bindTextIn(v, scope, locale);
+    if (s !== '') out[key] = s;
+  }
+  return out;
+}
+
+/** Re-exported for callers that bind strings themselves. */
+export { createScope, enterLoop } from './path.ts';
+export type { Scope, LoopFrame } from './path.ts';

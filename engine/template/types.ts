@@ -1,0 +1,272 @@
+/**
+ * Types of the template DSL, version 1 (DESIGN §5).
+ *
+ * Two families live here:
+ * - `Template` / `Node`: a definition as the author writes it (after validation by `schema.ts`).
+ * - `BoundNode`: the same tree after data binding (`bind.ts`): every `{{placeholder}}` substituted,
+ *   every `each` and `if` expanded. Layout only ever sees bound nodes.
+ *
+ * Units are PDF points (1/72 in) throughout.
+ */
+
+/** `[top, right, bottom, left]` after normalisation; authors may also write a number or `[v, h]`. */
+export type SidesInput = number | [number, number] | [number, number, number, number];
+
+/** A border on one side: width in points, colour as `#rgb`, `#rrggbb` or a CSS name. */
+export interface BorderSide {
+  width?: number;
+  color?: string;
+}
+
+/** `border`: one spec for all four sides, or per side. */
+export type BorderInput = BorderSide | { top?: BorderSide; right?: BorderSide; bottom?: BorderSide; left?: BorderSide };
+
+/** Style properties shared by every node (DESIGN §5 "Style properties"). */
+export interface StyleProps {
+  /** Name in the template's `styles`, or a list of names applied in order. */
+  style?: string | string[];
+  fontFamily?: string;
+  fontSize?: number;
+  fontWeight?: 'normal' | 'bold' | number;
+  fontStyle?: 'normal' | 'italic';
+  color?: string;
+  backgroundColor?: string;
+  textAlign?: 'left' | 'right' | 'center' | 'justify';
+  /** Multiple of the font size. */
+  lineHeight?: number;
+  textDecoration?: 'none' | 'underline' | 'line-through';
+  direction?: 'ltr' | 'rtl' | 'auto';
+  margin?: SidesInput;
+  padding?: SidesInput;
+  border?: BorderInput;
+  keepTogether?: boolean;
+  breakBefore?: 'page' | 'auto';
+  /** Only in table cells. */
+  colSpan?: number;
+  rowSpan?: number;
+  /** Vertical alignment inside a table cell. */
+  verticalAlign?: 'top' | 'middle' | 'bottom';
+}
+
+/** A condition of `if` (DESIGN §5): a data path (truthy) or a combinator. */
+export type Condition =
+  | string
+  | { not: Condition }
+  | { and: Condition[] }
+  | { or: Condition[] }
+  | { eq: [string, unknown] }
+  | { ne: [string, unknown] }
+  | { gt: [string, unknown] }
+  | { gte: [string, unknown] }
+  | { lt: [string, unknown] }
+  | { lte: [string, unknown] };
+
+/** An inline piece of a text node: a plain string or a styled span (spans nest). */
+export type Inline = string | InlineSpan;
+export interface InlineSpan extends StyleProps {
+  text: string | Inline[];
+  link?: string;
+}
+
+export interface TextNode extends StyleProps {
+  text: string | Inline[];
+  link?: string;
+}
+export interface ImageNode extends StyleProps {
+  /** A data URI (PNG or JPEG) or a placeholder that yields one. */
+  image: string;
+  width?: number;
+  height?: number;
+  /** How the image fills a box given by both width and height. Default "contain". */
+  fit?: 'contain' | 'cover' | 'fill';
+  /** Horizontal position of the image inside its block. Default: the resolved textAlign. */
+  align?: 'left' | 'center' | 'right';
+}
+/** A column width: points, "auto" (content), "*" or "N*" (a share of what is left). */
+export type ColumnWidth = number | 'auto' | `${number}*` | '*';
+export type TableCell = string | Node;
+export type TableRow = TableCell[];
+/** A template table row: a literal row, or `each` over an array producing one row per item. */
+export type TableRowTemplate = TableRow | { each: string; as?: string; row: TableRow } | { if: Condition; then?: TableRowTemplate[]; else?: TableRowTemplate[] };
+export interface TableSpec {
+  columns?: ColumnWidth[];
+  header?: TableRow[];
+  rows: TableRowTemplate[];
+  footer?: TableRow[];
+  /** Default "all". */
+  borders?: 'all' | 'horizontal' | 'outer' | 'none';
+  borderColor?: string;
+  borderWidth?: number;
+  /** Background of every second body row. */
+  stripe?: string;
+  /** Default 4. */
+  cellPadding?: SidesInput;
+  /** Style applied to header cells (default: bold). */
+  headerStyle?: StyleProps;
+  footerStyle?: StyleProps;
+}
+export interface TableNode extends StyleProps {
+  table: TableSpec;
+}
+export interface ColumnSpec {
+  width?: ColumnWidth;
+  content: Node[];
+}
+export interface ColumnsNode extends StyleProps {
+  columns: ColumnSpec[];
+  /** Space between columns. Default 12. */
+  gap?: number;
+}
+export interface StackNode extends StyleProps {
+  stack: Node[];
+}
+export type ListMarker = 'disc' | 'circle' | 'square' | 'decimal' | 'lower-alpha' | 'upper-alpha' | 'lower-roman' | 'upper-roman' | 'none';
+export interface ListNode extends StyleProps {
+  list: (string | Node)[];
+  marker?: ListMarker;
+  start?: number;
+}
+export interface QrCodeNode extends StyleProps {
+  qrcode: string;
+  /** Side of the square in points. Default 80. */
+  size?: number;
+  errorCorrection?: 'L' | 'M' | 'Q' | 'H';
+}
+export interface BarcodeNode extends StyleProps {
+  barcode: string;
+  /** A bwip-js symbology id: code128 (default), ean13, upca, code39, itf14, datamatrix, pdf417, ... */
+  format?: string;
+  /** Bar height in points. Default 40. */
+  height?: number;
+  /** Total width in points. Default: natural width. */
+  width?: number;
+  /** Print the human-readable value under the bars. Default true for linear codes. */
+  showText?: boolean;
+}
+export interface LineNode extends StyleProps {
+  line: { thickness?: number; color?: string; length?: number; dash?: number[] };
+}
+export interface SpacerNode extends StyleProps {
+  spacer: number;
+}
+export interface PageBreakNode extends StyleProps {
+  pageBreak: true;
+}
+export interface EachNode extends StyleProps {
+  each: string;
+  /** Alias of the current item. Default "item". */
+  as?: string;
+  content: Node[];
+}
+export interface IfNode extends StyleProps {
+  if: Condition;
+  then?: Node[];
+  else?: Node[];
+}
+
+/** A template node: exactly one kind key plus style properties. */
+export type Node =
+  | TextNode
+  | ImageNode
+  | TableNode
+  | ColumnsNode
+  | StackNode
+  | ListNode
+  | QrCodeNode
+  | BarcodeNode
+  | LineNode
+  | SpacerNode
+  | PageBreakNode
+  | EachNode
+  | IfNode;
+
+export type PageSize = 'A3' | 'A4' | 'A5' | 'Letter' | 'Legal' | [number, number];
+
+export interface PageSpec {
+  size?: PageSize;
+  orientation?: 'portrait' | 'landscape';
+  margin?: SidesInput;
+}
+
+export interface FontSpec {
+  family?: string;
+  size?: number;
+  color?: string;
+  lineHeight?: number;
+}
+
+export interface Metadata {
+  title?: string;
+  author?: string;
+  subject?: string;
+  keywords?: string;
+  /** BCP 47 tag; also the locale of number, currency and date filters. */
+  language?: string;
+}
+
+/** A validated template definition (DESIGN §5 root). */
+export interface Template {
+  page?: PageSpec;
+  font?: FontSpec;
+  styles?: Record<string, StyleProps>;
+  metadata?: Metadata;
+  header?: Node[];
+  footer?: Node[];
+  background?: Node[];
+  content: Node[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bound nodes: output of bind.ts, input of layout. No each/if; strings final.
+
+export type BoundInline = string | BoundInlineSpan;
+export interface BoundInlineSpan extends StyleProps {
+  text: string | BoundInline[];
+  link?: string;
+}
+export interface BoundTableSpec extends Omit<TableSpec, 'rows' | 'header' | 'footer'> {
+  header?: BoundNode[][];
+  rows: BoundNode[][];
+  footer?: BoundNode[][];
+}
+/** Bound table cells are always nodes: a plain string cell becomes `{text: "..."}`. */
+export type BoundNode =
+  | (StyleProps & { text: string | BoundInline[]; link?: string })
+  | ImageNode
+  | (StyleProps & { table: BoundTableSpec })
+  | (StyleProps & { columns: { width?: ColumnWidth; content: BoundNode[] }[]; gap?: number })
+  | (StyleProps & { stack: BoundNode[] })
+  | (StyleProps & { list: BoundNode[]; marker?: ListMarker; start?: number })
+  | QrCodeNode
+  | BarcodeNode
+  | LineNode
+  | SpacerNode
+  | PageBreakNode;
+
+/** Page context for `$page` and `$pages`, known only in header, footer and background. */
+export interface PageContext {
+  page: number;
+  pages: number;
+}
+
+/** Options of binding. */
+export interface BindOptions {
+  /** Value of `$now`. */
+  now: Date;
+  /** Locale of number, currency and date filters (the template's metadata.language). Default "en". */
+  language?: string;
+  /** Set when binding header, footer and background. */
+  page?: PageContext;
+}
+
+/** One fault found by validation: a JSON path such as `content[2].table.rows[0][1]` and a sentence. */
+export interface TemplateIssue {
+  path: string;
+  message: string;
+}
+
+/** A data path read by a template, as the caller's data must have it: `customer.name`, `items[].qty`. */
+export interface TemplateField {
+  name: string;
+  type: 'string' | 'number' | 'boolean' | 'array' | 'object' | 'image' | 'date' | 'unknown';
+}

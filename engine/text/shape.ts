@@ -1,0 +1,59 @@
+/**
+ * Shaping: a string in one face becomes a glyph run (glyphs + advances with kerning and ligatures
+ * applied by fontkit's OpenType shaper).
+ *
+ * fontkit's layout costs tens of microseconds per word, so runs are cached per face and string for
+ * the life of the process (DESIGN §6: never shape the same string twice). Measuring and painting
+ * use the very same run.
+ */
+import type { Glyph } from 'fontkit';
+import type { FontFace } from './fonts.ts';
+
+/** A shaped string. Advances and offsets are in font units (divide by unitsPerEm, times the size). */
+export interface GlyphRun {
+  readonly glyphs: readonly Glyph[];
+  /** Horizontal advance of each glyph, kerning included. */
+  readonly advances: readonly number[];
+  /** Per-glyph [xOffset, yOffset] for marks; undefined when every offset is zero. */
+  readonly offsets?: readonly (readonly [number, number])[];
+  /** Sum of advances. */
+  readonly width: number;
+}
+
+const MAX_ENTRIES_PER_FACE = 50_000;
+const caches = new Map<string, Map<string, GlyphRun>>();
+
+/** Shape `text` in `face`, through the cache. `features` are OpenType tags such as `["tnum"]`. */
+export function shape(face: FontFace, text: string, features?: readonly string[]): GlyphRun {
+  const cacheKey = features && features.length > 0 ? `${face.key}|${features.join(',')}` : face.key;
+  let cache = caches.get(cacheKey);
+  if (!cache) caches.set(cacheKey, (cache = new Map()));
+  let run = cache.get(text);
+  if (run) return run;
+  run = shapeUncached(face, text, features);
+  if (cache.size >= MAX_ENTRIES_PER_FACE) cache.clear();
+  cache.set(text, run);
+  return run;
+}
+
+function shapeUncached(face: FontFace, text: string, features?: readonly string[]): GlyphRun {
+  const result = face.font.layout(text, features ? [...features] : undefined);
+  const advances: number[] = new Array(result.glyphs.length);
+  let offsets: [number, number][] | undefined;
+  let width = 0;
+  for (let i = 0; i < result.glyphs.length; i++) {
+    const p = result.positions[i];
+    advances[i] = p.xAdvance;
+    width += p.xAdvance;
+    if (p.xOffset !== 0 || p.yOffset !== 0) {
+      offsets ??= result.glyphs.map(() => [0, 0] as [number, number]);
+      offsets[i] = [p.xOffset, p.yOffset];
+    }
+  }
+  return { glyphs: result.glyphs, advances, offsets, width };
+}
+
+/** Width of `text` in points at `size`. */
+export function measureWidth(face: FontFace, text: string, size: number, features?: readonly string[]): number {
+  return (shape(face, text, features).width / face.unitsPerEm) * size;
+}
