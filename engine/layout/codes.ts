@@ -22,6 +22,21 @@ interface RawLinear {
  * @throws RenderError BARCODE_INVALID when bwip-js refuses the value or the symbology.
  */
 export function encodeCode(bcid: string, value: string, options: Record<string, string | number | boolean>, path: string): VectorCode {
+  const key = `${bcid}\u0000${JSON.stringify(options)}\u0000${value}`;
+  let code = cache.get(key);
+  if (!code) {
+    code = encodeUncached(bcid, value, options, path);
+    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
+    cache.set(key, code);
+  }
+  return code;
+}
+
+// Encoding a QR code takes milliseconds; the same value recurs across documents (and pages).
+const MAX_CACHED = 1000;
+const cache = new Map<string, VectorCode>();
+
+function encodeUncached(bcid: string, value: string, options: Record<string, string | number | boolean>, path: string): VectorCode {
   let raw: (Raw2D | RawLinear)[];
   try {
     raw = bwipjs.raw(bcid, value, options as never) as unknown as (Raw2D | RawLinear)[];

@@ -10,7 +10,7 @@ import { prepareParagraph, type PreparedParagraph, type StyledText } from '../te
 import { encodeCode } from './codes.ts';
 import { decodeImage } from './images.ts';
 import type { PCell, PList, PNode, PTable } from './nodes.ts';
-import { color, computeStyle, mergeProps, toSides, ZERO_SIDES, type ComputedStyle, type TextStyles } from './style.ts';
+import { bareStyle, color, computeStyle, mergeProps, toSides, type ComputedStyle, type TextStyles } from './style.ts';
 
 /** What the prepare pass needs besides the nodes. */
 export interface PrepareContext {
@@ -210,13 +210,13 @@ function prepareRows(rows: BoundNode[][], parent: ComputedStyle, padding: Return
       const colSpan = props.colSpan ?? 1;
       const rowSpan = Math.min(props.rowSpan ?? 1, rows.length - r);
       // The cell owns padding and background; its content is laid out bare.
-      const bare: ComputedStyle = { ...cellStyle, padding: ZERO_SIDES, margin: ZERO_SIDES, backgroundColor: null, border: null };
       const content = prepareNode(node, parent, ctx, `${path}[${r}][${i}]`);
+      const bare = bareStyle(content.style);
       cells.push({
         col,
         colSpan,
         rowSpan,
-        node: { ...content, style: bare } as PNode,
+        node: bare === content.style ? content : ({ ...content, style: bare } as PNode),
         background: cellStyle.backgroundColor,
         padding: props.padding !== undefined ? cellStyle.padding : padding,
         verticalAlign: cellStyle.verticalAlign,

@@ -123,8 +123,41 @@ export function mergeProps(node: StyleProps, styles: Record<string, StyleProps> 
   return merged;
 }
 
+/** Keys of StyleProps that change a computed style (colSpan, rowSpan live on cells, not styles). */
+const STYLE_KEYS = new Set([
+  'fontFamily', 'fontSize', 'fontWeight', 'fontStyle', 'color', 'lineHeight', 'textAlign', 'textDecoration', 'direction',
+  'margin', 'padding', 'border', 'backgroundColor', 'keepTogether', 'breakBefore', 'verticalAlign',
+]);
+
+function hasStyle(p: StyleProps): boolean {
+  for (const key in p) if (STYLE_KEYS.has(key) && (p as Record<string, unknown>)[key] !== undefined) return true;
+  return false;
+}
+
+// Most nodes (table cells above all) set no style of their own: they share one computed style per
+// parent, which also lets TextStyles reuse its answer by identity.
+const plainChild = new WeakMap<ComputedStyle, ComputedStyle>();
+
 /** Compute a node's style from its parent's and its own (already merged) properties. */
 export function computeStyle(parent: ComputedStyle, p: StyleProps): ComputedStyle {
+  if (!hasStyle(p)) {
+    let child = plainChild.get(parent);
+    if (!child) plainChild.set(parent, (child = compute(parent, {})));
+    return child;
+  }
+  return compute(parent, p);
+}
+
+/** The same style with no padding, margin, border or background (a table cell's content). */
+const bareOf = new WeakMap<ComputedStyle, ComputedStyle>();
+export function bareStyle(s: ComputedStyle): ComputedStyle {
+  if (s.padding === ZERO_SIDES && s.margin === ZERO_SIDES && !s.backgroundColor && !s.border) return s;
+  let bare = bareOf.get(s);
+  if (!bare) bareOf.set(s, (bare = { ...s, padding: ZERO_SIDES, margin: ZERO_SIDES, backgroundColor: null, border: null }));
+  return bare;
+}
+
+function compute(parent: ComputedStyle, p: StyleProps): ComputedStyle {
   return {
     fontFamily: p.fontFamily ?? parent.fontFamily,
     fontSize: p.fontSize ?? parent.fontSize,
@@ -135,8 +168,8 @@ export function computeStyle(parent: ComputedStyle, p: StyleProps): ComputedStyl
     textAlign: p.textAlign ?? parent.textAlign,
     textDecoration: p.textDecoration ?? parent.textDecoration,
     direction: p.direction ?? parent.direction,
-    margin: toSides(p.margin),
-    padding: toSides(p.padding),
+    margin: p.margin === undefined ? ZERO_SIDES : toSides(p.margin),
+    padding: p.padding === undefined ? ZERO_SIDES : toSides(p.padding),
     border: toBorders(p.border),
     backgroundColor: p.backgroundColor ? parseColor(p.backgroundColor) : null,
     keepTogether: p.keepTogether ?? false,
@@ -151,10 +184,20 @@ export function computeStyle(parent: ComputedStyle, p: StyleProps): ComputedStyl
  */
 export class TextStyles {
   private readonly interned = new Map<string, TextStyle>();
+  private readonly byStyle = new WeakMap<ComputedStyle, TextStyle>();
   constructor(private readonly fonts: FontLibrary) {}
 
   /** @throws RenderError FONT_NOT_FOUND for an unknown family. */
   of(s: ComputedStyle, link?: string): TextStyle {
+    if (link === undefined) {
+      let hit = this.byStyle.get(s);
+      if (!hit) this.byStyle.set(s, (hit = this.lookup(s, undefined)));
+      return hit;
+    }
+    return this.lookup(s, link);
+  }
+
+  private lookup(s: ComputedStyle, link: string | undefined): TextStyle {
     const key = `${s.fontFamily}|${s.fontWeight}|${s.fontStyle}|${s.fontSize}|${s.color.join(',')}|${s.lineHeight}|${s.textDecoration}|${link ?? ''}`;
     let style = this.interned.get(key);
     if (!style) {

@@ -133,6 +133,8 @@ function definedOnly<T extends object>(o: T): Partial<T> {
 export function paintPdf(pages: readonly Page[], info: DocumentInfo): Promise<Buffer> {
   const doc = new PDFDocument({
     autoFirstPage: false,
+    // No default font: pdfkit would otherwise load Helvetica (a standard-14 font we never use).
+    font: null,
     compress: true,
     pdfVersion: '1.7',
     lang: info.language,

@@ -124,26 +124,36 @@ function toNumber(value: unknown): number | null {
 // ---------------------------------------------------------------------------------------------
 // Numbers and currencies
 
-const numberFormats = new Map<string, Intl.NumberFormat>();
+/** Formatters by locale, then by options key: two lookups on existing strings, no key building. */
+const numberFormats = new Map<string, Map<string | number, Intl.NumberFormat | null>>();
+
+function formatsOf(locale: string): Map<string | number, Intl.NumberFormat | null> {
+  let byOptions = numberFormats.get(locale);
+  if (byOptions === undefined) byOptions = remember(numberFormats, locale, new Map());
+  return byOptions;
+}
 
 function numberFormat(locale: string, decimals: number | undefined): Intl.NumberFormat {
-  const key = decimals === undefined ? locale : locale + '|' + decimals;
-  const hit = numberFormats.get(key);
-  if (hit !== undefined) return hit;
+  const byOptions = formatsOf(locale);
+  const key = decimals === undefined ? -1 : decimals;
+  const hit = byOptions.get(key);
+  if (hit) return hit;
   const options: Intl.NumberFormatOptions =
     decimals === undefined ? {} : { minimumFractionDigits: decimals, maximumFractionDigits: decimals };
-  return remember(numberFormats, key, new Intl.NumberFormat(locale, options));
+  return remember(byOptions, key, new Intl.NumberFormat(locale, options)) as Intl.NumberFormat;
 }
 
 function currencyFormat(locale: string, currency: string): Intl.NumberFormat | null {
-  const key = locale + '|c|' + currency;
-  const hit = numberFormats.get(key);
+  const byOptions = formatsOf(locale);
+  const hit = byOptions.get(currency);
   if (hit !== undefined) return hit;
+  let format: Intl.NumberFormat | null;
   try {
-    return remember(numberFormats, key, new Intl.NumberFormat(locale, { style: 'currency', currency }));
+    format = new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase() });
   } catch {
-    return null;
+    format = null;
   }
+  return remember(byOptions, currency, format);
 }
 
 /**
@@ -165,7 +175,7 @@ export function formatNumber(value: unknown, locale: string, decimals?: number):
 export function formatCurrency(value: unknown, locale: string, currency: string = DEFAULT_CURRENCY): unknown {
   const n = toNumber(value);
   if (n === null) return value;
-  const format = currencyFormat(locale, currency.toUpperCase());
+  const format = currencyFormat(locale, currency);
   return format === null ? value : format.format(n);
 }
 

@@ -245,7 +245,7 @@ function readFilters(c: Cursor): FilterCall[] {
     if (name === '') fail(`expected a filter name after "|", found ${c.describeHere()}`);
     if (!isFilterName(name)) {
       const hint = closest(name, FILTER_NAMES);
-      fail(`unknown filter "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; filters: ${FILTER_NAMES.join(', ')}`);
+      fail(`unknown filter "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; the filters are ${FILTER_NAMES.join(', ')}`);
     }
     const args: FilterArg[] = [];
     c.skipSpace();
@@ -309,7 +309,7 @@ function parsePlaceholder(s: string, open: number, closeCode: number): { placeho
     if (c.i < c.end) fail(`unexpected ${c.describeHere()}`);
     return { placeholder: { path, filters, source }, next: closeAt + 2 };
   } catch (e) {
-    if (e instanceof SyntaxFault) fail(`${e.message} in placeholder ${source}`);
+    if (e instanceof SyntaxFault) fail(`${source}: ${e.message}`);
     throw e;
   }
 }

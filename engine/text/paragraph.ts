@@ -188,43 +188,58 @@ function splitSegment(seg: Segment, maxWidth: number): Segment[] {
   return out;
 }
 
+/** Greedy line filling state for one call of breakLines (a class: no closures on the hot path). */
+class LineFiller {
+  readonly lines: Line[] = [];
+  private current: Segment[] = [];
+  /** Content width including interior trailing spaces, excluding the last segment's. */
+  private width = 0;
+  private pendingTrailing = 0;
+  constructor(
+    private readonly maxWidth: number,
+    private readonly align: Align,
+    private readonly base: TextStyle,
+  ) {}
+
+  flush(last: boolean): void {
+    this.lines.push(finishLine(this.current, this.width, this.maxWidth, this.align, last, this.base));
+    this.current = [];
+    this.width = 0;
+    this.pendingTrailing = 0;
+  }
+
+  place(seg: Segment): void {
+    const max = this.maxWidth + 1e-6;
+    if (this.current.length > 0 && this.width + this.pendingTrailing + seg.width > max) this.flush(false);
+    if (this.current.length === 0 && seg.width > max) {
+      const parts = splitSegment(seg, this.maxWidth);
+      for (let i = 0; i < parts.length - 1; i++) {
+        this.current.push(parts[i]);
+        this.width = parts[i].width;
+        this.flush(false);
+      }
+      seg = parts[parts.length - 1];
+    }
+    this.width += (this.current.length > 0 ? this.pendingTrailing : 0) + seg.width;
+    this.pendingTrailing = seg.trailing;
+    this.current.push(seg);
+    if (seg.required) this.flush(true);
+  }
+
+  end(): Line[] {
+    if (this.current.length > 0 || this.lines.length === 0) this.flush(true);
+    return this.lines;
+  }
+}
+
 /**
  * Fill lines of at most `maxWidth` points. A paragraph with no text yields one empty line of the
  * base style's height, so an empty cell keeps its row height.
  */
 export function breakLines(p: PreparedParagraph, maxWidth: number, align: Align): Line[] {
-  const lines: Line[] = [];
-  let current: Segment[] = [];
-  let lineWidth = 0; // content width including interior trailing spaces, excluding the last one
-  let pendingTrailing = 0;
-
-  const flush = (last: boolean) => {
-    lines.push(finishLine(current, lineWidth, maxWidth, align, last, p.baseStyle));
-    current = [];
-    lineWidth = 0;
-    pendingTrailing = 0;
-  };
-
-  const place = (seg: Segment) => {
-    if (current.length > 0 && lineWidth + pendingTrailing + seg.width > maxWidth + 1e-6) flush(false);
-    if (current.length === 0 && seg.width > maxWidth + 1e-6) {
-      const parts = splitSegment(seg, maxWidth);
-      for (let i = 0; i < parts.length - 1; i++) {
-        current = [parts[i]];
-        lineWidth = parts[i].width;
-        flush(false);
-      }
-      seg = parts[parts.length - 1];
-    }
-    lineWidth += (current.length > 0 ? pendingTrailing : 0) + seg.width;
-    pendingTrailing = seg.trailing;
-    current.push(seg);
-    if (seg.required) flush(true);
-  };
-
-  for (const seg of p.segments) place(seg);
-  if (current.length > 0 || lines.length === 0) flush(true);
-  return lines;
+  const filler = new LineFiller(maxWidth, align, p.baseStyle);
+  for (const seg of p.segments) filler.place(seg);
+  return filler.end();
 }
 
 function finishLine(segs: Segment[], width: number, maxWidth: number, align: Align, last: boolean, base: TextStyle): Line {
@@ -246,18 +261,19 @@ function finishLine(segs: Segment[], width: number, maxWidth: number, align: Ali
   let ascent = 0;
   let descent = 0;
   let height = 0;
-  const measure = (st: TextStyle) => {
-    ascent = Math.max(ascent, st.face.ascent * st.size);
-    descent = Math.max(descent, st.face.descent * st.size);
-    height = Math.max(height, st.size * st.lineHeight);
-  };
-  if (pieces.length === 0) measure(base);
+  if (pieces.length === 0) {
+    ascent = base.face.ascent * base.size;
+    descent = base.face.descent * base.size;
+    height = base.size * base.lineHeight;
+  }
 
   const runs: LineRun[] = [];
   let i = 0;
   while (i < pieces.length) {
     const style = pieces[i].style;
-    measure(style);
+    ascent = Math.max(ascent, style.face.ascent * style.size);
+    descent = Math.max(descent, style.face.descent * style.size);
+    height = Math.max(height, style.size * style.lineHeight);
     let j = i;
     let runWidth = 0;
     while (j < pieces.length && pieces[j].style === style) {
