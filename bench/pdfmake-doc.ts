@@ -76,8 +76,8 @@ function convert(node: BoundNode, styles: Template['styles']): Json {
       return c;
     };
     const pad = toSides(t.cellPadding ?? 4);
-    const header = (t.header ?? []).map((r) => r.map((n) => ({ ...cell(n), bold: true })));
-    const body = [...header, ...t.rows.map((r) => r.map(cell)), ...(t.footer ?? []).map((r) => r.map(cell))];
+    const header: Json[][] = (t.header ?? []).map((r) => r.map((n) => ({ ...cell(n), bold: true })));
+    const body: Json[][] = [...header, ...t.rows.map((r) => r.map(cell)), ...(t.footer ?? []).map((r) => r.map(cell))];
     // pdfmake needs a placeholder for every cell a span covers.
     const width = Math.max(...body.map((r) => r.reduce((n, c) => n + ((c.colSpan as number) ?? 1), 0)));
     for (const row of body) {

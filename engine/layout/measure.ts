@@ -3,7 +3,7 @@
  * every height known. Boxes know nothing of pages; paginate.ts cuts them.
  */
 import { breakLines } from '../text/paragraph.ts';
-import type { Box, Frame, PColumns, PImage, PList, PNode, StackBox } from './nodes.ts';
+import type { Box, Bullet, Frame, PColumns, PImage, PList, PNode, StackBox } from './nodes.ts';
 import { ZERO_SIDES, type ComputedStyle } from './style.ts';
 import { measureTable } from './table.ts';
 import { listIndent, resolveWidths, type Intrinsic, intrinsic } from './widths.ts';
@@ -149,7 +149,9 @@ function measureList(node: PList, inner: number, base: BaseFields, v: number): B
     const markerLines = item.marker ? breakLines(item.marker, indent - gap, 'right') : [];
     const marker: Box[] = markerLines.length
       ? [{ kind: 'text', x: 0, width: indent - gap, height: markerLines[0].height, marginTop: 0, marginBottom: 0, keepTogether: false, breakBefore: false, frame: null, lines: markerLines }]
-      : [];
+      : item.bullet
+        ? [bulletBox(item.bullet, indent - gap)]
+        : [];
     const h = Math.max(flowHeight(content), marker.length ? marker[0].height : 0);
     return {
       kind: 'columns',
@@ -168,6 +170,30 @@ function measureList(node: PList, inner: number, base: BaseFields, v: number): B
     };
   });
   return { ...base, kind: 'stack', children, height: flowHeight(children) + v };
+}
+
+/** A bullet right-aligned in the marker column, centred on the x-height of a first line in its style. */
+function bulletBox(b: Bullet, width: number): Box {
+  const st = b.style;
+  const lineHeight = st.size * st.lineHeight;
+  const baseline = (lineHeight - (st.face.ascent + st.face.descent) * st.size) / 2 + st.face.ascent * st.size;
+  const size = st.size * (b.shape === 'square' ? 0.3 : 0.34);
+  return {
+    kind: 'bullet',
+    x: 0,
+    width,
+    height: lineHeight,
+    marginTop: 0,
+    marginBottom: 0,
+    keepTogether: false,
+    breakBefore: false,
+    frame: null,
+    shape: b.shape,
+    cx: width - size / 2,
+    cy: baseline - (st.face.xHeight * st.size) / 2,
+    size,
+    color: st.color,
+  };
 }
 
 function measureImage(node: PImage, outer: number, base: BaseFields, hInsets: number, v: number): Box {

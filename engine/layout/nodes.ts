@@ -6,7 +6,7 @@
  * All lengths are points; y grows downwards from the page's top-left corner.
  */
 import type { ColumnWidth } from '../template/types.ts';
-import type { Line, LineRun, PreparedParagraph, RGB } from '../text/paragraph.ts';
+import type { Line, LineRun, PreparedParagraph, RGB, TextStyle } from '../text/paragraph.ts';
 import type { Borders, ComputedStyle, Sides } from './style.ts';
 
 /** A decoded raster image, shared by every use of the same source within the process. */
@@ -75,9 +75,15 @@ export interface PColumns extends PBase {
   readonly columns: readonly { readonly width: ColumnWidth; readonly children: readonly PNode[] }[];
   readonly gap: number;
 }
+/** A list bullet drawn as a vector shape (fonts seldom have ◦ and ▪), in the list's text style. */
+export interface Bullet {
+  readonly shape: 'disc' | 'circle' | 'square';
+  readonly style: TextStyle;
+}
 export interface PListItem {
-  /** The marker text, or null for an item that is itself a nested list. */
+  /** The marker text (numbered lists), or null for bullets and for an item that is itself a nested list. */
   readonly marker: PreparedParagraph | null;
+  readonly bullet: Bullet | null;
   readonly children: readonly PNode[];
 }
 export interface PList extends PBase {
@@ -164,6 +170,15 @@ export interface RuleBox extends BoxBase {
   readonly length: number;
   readonly dash?: readonly number[];
 }
+export interface BulletBox extends BoxBase {
+  readonly kind: 'bullet';
+  readonly shape: Bullet['shape'];
+  /** Centre relative to the box's top-left corner, and the shape's size (diameter or side). */
+  readonly cx: number;
+  readonly cy: number;
+  readonly size: number;
+  readonly color: RGB;
+}
 export interface SpacerBox extends BoxBase {
   readonly kind: 'spacer';
 }
@@ -199,7 +214,7 @@ export interface TableBox extends BoxBase {
   /** This box continues a table split on an earlier page. */
   readonly continued: boolean;
 }
-export type Box = TextBox | StackBox | ColumnsBox | ImageBox | CodeBox | RuleBox | SpacerBox | BreakBox | TableBox;
+export type Box = TextBox | StackBox | ColumnsBox | ImageBox | CodeBox | RuleBox | SpacerBox | BreakBox | TableBox | BulletBox;
 
 // ---------------------------------------------------------------------------------------------
 // Draw items: absolute positions on a page.
@@ -211,7 +226,9 @@ export type DrawItem =
   | { readonly kind: 'line'; readonly x1: number; readonly y1: number; readonly x2: number; readonly y2: number; readonly color: RGB; readonly width: number; readonly dash?: readonly number[] }
   | { readonly kind: 'image'; readonly x: number; readonly y: number; readonly w: number; readonly h: number; readonly image: DecodedImage; readonly clip: { x: number; y: number; w: number; h: number } | null }
   /** Filled rectangles in absolute points: [x, y, w, h, ...]. */
-  | { readonly kind: 'bars'; readonly rects: readonly number[]; readonly color: RGB };
+  | { readonly kind: 'bars'; readonly rects: readonly number[]; readonly color: RGB }
+  /** A list bullet: a filled disc, a stroked circle or a filled square centred on (cx, cy). */
+  | { readonly kind: 'shape'; readonly shape: 'disc' | 'circle' | 'square'; readonly cx: number; readonly cy: number; readonly size: number; readonly color: RGB };
 
 /** One laid-out page. */
 export interface Page {

@@ -175,6 +175,9 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
       }
       return { used: contentHeight, rest: null };
     }
+    case 'bullet':
+      out.push({ kind: 'shape', shape: box.shape, cx: x + box.cx, cy: y + box.cy, size: box.size, color: box.color });
+      return { used: contentHeight, rest: null };
     case 'line': {
       if (!placeAtom(box, avail, atTop)) return { used: 0, rest: box };
       const ly = y + box.thickness / 2;

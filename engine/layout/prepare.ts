@@ -164,9 +164,12 @@ function prepareList(items: BoundNode[], marker: ListMarker, start: number, styl
     style,
     items: items.map((item, i) => {
       const child = prepareNode(item, style, ctx, `${path}.list[${i}]`);
-      if (child.kind === 'list') return { marker: null, children: [child] };
+      if (child.kind === 'list') return { marker: null, bullet: null, children: [child] };
+      if (marker === 'disc' || marker === 'circle' || marker === 'square') {
+        return { marker: null, bullet: { shape: marker, style: textStyle }, children: [child] };
+      }
       const text = markerText(marker, n++);
-      return { marker: text ? prepareParagraph([{ text, style: textStyle }]) : null, children: [child] };
+      return { marker: text ? prepareParagraph([{ text, style: textStyle }]) : null, bullet: null, children: [child] };
     }),
   };
 }

@@ -89,6 +89,32 @@ class PageWriter {
     this.ops.push(parts.join('\n'));
   }
 
+  shape(item: Extract<DrawItem, { kind: 'shape' }>): void {
+    const { cx, cy, size } = item;
+    const r = size / 2;
+    if (item.shape === 'square') {
+      this.setFill(item.color);
+      this.ops.push(`${num(cx - r)} ${num(cy - r)} ${num(size)} ${num(size)} re f`);
+      return;
+    }
+    // A circle from four cubic Béziers (k = 4/3 (sqrt 2 - 1)).
+    const k = 0.5522847498 * r;
+    const path = [
+      `${num(cx + r)} ${num(cy)} m`,
+      `${num(cx + r)} ${num(cy + k)} ${num(cx + k)} ${num(cy + r)} ${num(cx)} ${num(cy + r)} c`,
+      `${num(cx - k)} ${num(cy + r)} ${num(cx - r)} ${num(cy + k)} ${num(cx - r)} ${num(cy)} c`,
+      `${num(cx - r)} ${num(cy - k)} ${num(cx - k)} ${num(cy - r)} ${num(cx)} ${num(cy - r)} c`,
+      `${num(cx + k)} ${num(cy - r)} ${num(cx + r)} ${num(cy - k)} ${num(cx + r)} ${num(cy)} c`,
+    ].join(' ');
+    if (item.shape === 'disc') {
+      this.setFill(item.color);
+      this.ops.push(`${path} f`);
+    } else {
+      this.stroke(item.color, size * 0.16);
+      this.ops.push(`${path} S`);
+    }
+  }
+
   image(item: Extract<DrawItem, { kind: 'image' }>): void {
     this.flush();
     let img = this.images.get(item.image);
@@ -111,6 +137,7 @@ class PageWriter {
       case 'line': return this.line(item.x1, item.y1, item.x2, item.y2, item.color, item.width, item.dash);
       case 'bars': return this.bars(item.rects, item.color);
       case 'image': return this.image(item);
+      case 'shape': return this.shape(item);
     }
   }
 
