@@ -96,8 +96,8 @@ export async function renderPdf(definition: unknown, data: unknown, options: Ren
   const template = validOrThrow(definition, fonts);
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const now = options.now ?? new Date();
-  const pages = layoutDocument(template, data ?? {}, { fonts, limits, now });
-  const meta = template.metadata ? bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata.language }) : {};
-  const pdf = await paintPdf(pages, { ...meta, language: template.metadata?.language, date: now });
+  const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language });
+  const pages = layoutDocument(template, data ?? {}, { fonts, limits, now, language: meta.language });
+  const pdf = await paintPdf(pages, { ...meta, date: now });
   return { pdf, pages: pages.length };
 }

@@ -34,6 +34,8 @@ export interface LayoutOptions {
   readonly fonts: FontLibrary;
   readonly limits: Limits;
   readonly now: Date;
+  /** Locale of the filters: the template's metadata.language after binding. */
+  readonly language?: string;
 }
 
 /** Stand-ins for `$page`/`$pages` when measuring the header and footer before the page count is known. */
@@ -52,13 +54,13 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   const ctx: PrepareContext = { styles: template.styles, textStyles: new TextStyles(opts.fonts), limits: opts.limits };
   const bindOpts: BindOptions & { maxNodes: number } = {
     now: opts.now,
-    language: template.metadata?.language,
+    language: opts.language,
     maxNodes: opts.limits.maxNodes,
   };
 
   const band = (nodes: Node[] | undefined, name: string, page: { page: number; pages: number }, width: number) => {
     if (!nodes || nodes.length === 0) return [];
-    const bound = bindNodes(nodes, data, { ...bindOpts, page });
+    const bound = bindNodes(nodes, data, { ...bindOpts, page, path: name });
     return measureAll(prepareNodes(bound, root, ctx, name), width);
   };
 
@@ -67,7 +69,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   const regionTop = margin.top + headerHeight;
   const regionHeight = Math.max(1, pageHeight - margin.top - margin.bottom - headerHeight - footerHeight);
 
-  const content = measureAll(prepareNodes(bindNodes(template.content, data, bindOpts), root, ctx, 'content'), contentWidth);
+  const content = measureAll(prepareNodes(bindNodes(template.content, data, { ...bindOpts, path: 'content' }), root, ctx, 'content'), contentWidth);
   const bodies = paginate(content, margin.left, regionTop, regionHeight, opts.limits.maxPages);
 
   const pages = bodies.length;

@@ -32,6 +32,10 @@ export function prepareNodes(nodes: readonly BoundNode[], parent: ComputedStyle,
 export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext, path: string): PNode {
   const props = mergeProps(node, ctx.styles);
   const style = computeStyle(parent, props);
+  // A missing value renders empty (DESIGN §5): an image or code whose source bound to "" is left out.
+  if (('image' in node && node.image === '') || ('qrcode' in node && node.qrcode === '') || ('barcode' in node && node.barcode === '')) {
+    return { kind: 'spacer', style, size: 0 };
+  }
   if ('text' in node) {
     return { kind: 'text', style, para: prepareInline(node.text, style, node.link, ctx, props) };
   }

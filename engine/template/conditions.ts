@@ -24,7 +24,7 @@ export type ComparisonOp = (typeof COMPARISONS)[number];
 /** Every key a condition object can have. */
 export const CONDITION_KEYS = ['not', 'and', 'or', ...COMPARISONS] as const;
 
-/** DSL truthiness (see the module comment). */
+/** DSL truthiness (see the module comment). DESIGN §5. */
 export function isTruthy(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0;
   if (typeof value === 'number') return value !== 0 && !Number.isNaN(value);
@@ -44,7 +44,7 @@ function numeric(value: unknown): number | null {
 
 /**
  * Compares a data value with a literal: negative, 0 or positive like a sort comparator, or null
- * when the two cannot be ordered (different kinds, objects, missing values).
+ * when the two cannot be ordered (different kinds, objects, missing values). DESIGN §5.
  */
 export function compareValues(value: unknown, literal: unknown): number | null {
   if (typeof literal === 'number' || typeof value === 'number') {
@@ -57,7 +57,7 @@ export function compareValues(value: unknown, literal: unknown): number | null {
   return null;
 }
 
-/** Equality of a data value and a literal (see the module comment). */
+/** Equality of a data value and a literal (see the module comment). DESIGN §5. */
 export function valuesEqual(value: unknown, literal: unknown): boolean {
   if (literal === null || literal === undefined) return value === null || value === undefined;
   if (typeof literal === 'boolean' || typeof value === 'boolean') return value === literal;

@@ -325,10 +325,11 @@ export function templateFields(t: Template): TemplateField[] {
       for (const other of names) {
         if (other.length <= name.length || !other.startsWith(name)) continue;
         const next = other[name.length];
-        if (next === '[') {
+        if (next === '[' && other[name.length + 1] !== '"') {
           type = 'array';
           break;
         }
+        if (next === '[') type = 'object';
         if (next === '.') type = 'object';
       }
     }

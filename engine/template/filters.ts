@@ -27,7 +27,7 @@ export interface FilterCall {
 export const FILTER_NAMES: readonly FilterName[] = ['upper', 'lower', 'number', 'currency', 'date', 'default'];
 const FILTER_SET: ReadonlySet<string> = new Set(FILTER_NAMES);
 
-/** True when `name` is a filter of the DSL. */
+/** True when `name` is a filter of the DSL. DESIGN §5. */
 export function isFilterName(name: string): name is FilterName {
   return FILTER_SET.has(name);
 }
@@ -58,7 +58,7 @@ const localeCache = new Map<string, string>();
 
 /**
  * The canonical BCP 47 locale for `language` (e.g. "EN-us" -> "en-US"), or "en" when the tag is
- * missing or malformed. Never throws. Cached.
+ * missing or malformed. Never throws. Cached. DESIGN §5.
  */
 export function resolveLocale(language: string | undefined | null): string {
   if (language === undefined || language === null || language === '') return DEFAULT_LANGUAGE;
@@ -74,7 +74,7 @@ export function resolveLocale(language: string | undefined | null): string {
   return remember(localeCache, language, locale);
 }
 
-/** True when `language` is a well-formed BCP 47 tag (what `metadata.language` must be). */
+/** True when `language` is a well-formed BCP 47 tag (what `metadata.language` must be). DESIGN §5. */
 export function isLanguageTag(language: string): boolean {
   try {
     return Intl.getCanonicalLocales(language).length === 1;
@@ -159,7 +159,7 @@ function currencyFormat(locale: string, currency: string): Intl.NumberFormat | n
 /**
  * `number[:decimals]`: a number (or numeric string) grouped and rounded the locale's way
  * (`1234.5` -> "1,234.5" in en, "1.234,50" with 2 decimals in de). Without `decimals`, Intl's
- * default (at most 3). Anything else is returned unchanged.
+ * default (at most 3). Anything else is returned unchanged. DESIGN §5.
  */
 export function formatNumber(value: unknown, locale: string, decimals?: number): unknown {
   const n = toNumber(value);
@@ -170,7 +170,7 @@ export function formatNumber(value: unknown, locale: string, decimals?: number):
 /**
  * `currency[:"EUR"]`: a number (or numeric string) as an amount of `currency` (ISO 4217, default
  * "USD") in Intl currency style (`1234.5` EUR -> "1.234,50\u00a0€" in de). Anything else, or an
- * unknown currency code, is returned unchanged.
+ * unknown currency code, is returned unchanged. DESIGN §5.
  */
 export function formatCurrency(value: unknown, locale: string, currency: string = DEFAULT_CURRENCY): unknown {
   const n = toNumber(value);
@@ -414,7 +414,7 @@ function compilePattern(pattern: string): CompiledPattern | string {
 /**
  * Checks a `date` pattern: returns null when valid, else a sentence (unclosed quote, an unquoted
  * letter that is not a token). Tokens: yyyy yy MMMM MMM MM M dd d EEEE EEE HH H hh h mm ss a;
- * text in single quotes is literal ('' is a quote).
+ * text in single quotes is literal ('' is a quote). DESIGN §5.
  */
 export function checkDatePattern(pattern: string): string | null {
   const compiled = compilePattern(pattern);
@@ -505,7 +505,7 @@ function applyPattern(f: DateFields, compiled: CompiledPattern, locale: string):
  * `date[:"pattern"]`: formats an ISO 8601 string (`2024-03-05`, `2024-03-05T14:30:00+01:00`),
  * epoch milliseconds or a Date. With a pattern, its tokens are replaced (month and weekday names
  * from Intl in `locale`); without, Intl `dateStyle: "medium"` ("Mar 5, 2024" in en). An invalid
- * date, an invalid pattern or a non-date value is returned unchanged. Never throws.
+ * date, an invalid pattern or a non-date value is returned unchanged. Never throws. DESIGN §5.
  */
 export function formatDate(value: unknown, locale: string, pattern?: string): unknown {
   const f = dateFields(value);
@@ -519,7 +519,7 @@ export function formatDate(value: unknown, locale: string, pattern?: string): un
 // ---------------------------------------------------------------------------------------------
 // Filters
 
-/** True for a value `default` replaces: missing (undefined), null or "". */
+/** True for a value `default` replaces: missing (undefined), null or "". DESIGN §5. */
 export function isBlank(value: unknown): boolean {
   return value === undefined || value === null || value === '';
 }
@@ -576,7 +576,7 @@ export function applyFilter(call: FilterCall, value: unknown, locale: string): u
   }
 }
 
-/** Applies a chain of filters left to right. */
+/** Applies a chain of filters left to right. DESIGN §5. */
 export function applyFilters(calls: readonly FilterCall[], value: unknown, locale: string): unknown {
   let v = value;
   for (let i = 0; i < calls.length; i++) v = applyFilter(calls[i], v, locale);

@@ -31,12 +31,12 @@ export interface Scope {
   readonly now?: Date;
 }
 
-/** A scope over root data, with optional `$now` and page context. */
+/** A scope over root data, with optional `$now` and page context. DESIGN §5. */
 export function createScope(data: unknown, opts: { now?: Date; page?: PageContext } = {}): Scope {
   return { data, loop: null, page: opts.page, now: opts.now };
 }
 
-/** The scope inside one `each` iteration: `alias` names `value`, `$index` is `index`. */
+/** The scope inside one `each` iteration: `alias` names `value`, `$index` is `index`. DESIGN §5. */
 export function enterLoop(scope: Scope, alias: string, value: unknown, index: number): Scope {
   return { data: scope.data, loop: { alias, value, index, parent: scope.loop }, page: scope.page, now: scope.now };
 }
@@ -44,7 +44,7 @@ export function enterLoop(scope: Scope, alias: string, value: unknown, index: nu
 /**
  * Reads one own property (or array element) of `container`. Returns undefined when the container
  * is not an object or array, or does not own the key. Throws RenderError('TEMPLATE_INVALID') for
- * `__proto__`, `constructor` and `prototype`.
+ * `__proto__`, `constructor` and `prototype`. DESIGN §5.
  */
 export function getOwn(container: unknown, key: PathSegment, pathText?: string): unknown {
   if (container === null || typeof container !== 'object') return undefined;

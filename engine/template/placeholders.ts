@@ -56,12 +56,12 @@ export interface ParsedString {
 /** Object keys and path segments that could reach a prototype: refused everywhere. */
 export const DANGEROUS_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** True for `__proto__`, `constructor` and `prototype`. */
+/** True for `__proto__`, `constructor` and `prototype`. DESIGN §5. */
 export function isDangerousKey(key: string): boolean {
   return key === '__proto__' || key === 'constructor' || key === 'prototype';
 }
 
-/** True when `s` may hold a placeholder (contains `{{` or `<<`): the fast-path test. */
+/** True when `s` may hold a placeholder (contains `{{` or `<<`): the fast-path test. DESIGN §5. */
 export function hasPlaceholder(s: string): boolean {
   return s.indexOf('{{') !== -1 || s.indexOf('<<') !== -1;
 }
@@ -392,7 +392,7 @@ export function parseString(s: string): ParsedString {
   return result;
 }
 
-/** Validates a string's placeholder syntax: null when fine, else the sentence of the fault. */
+/** Validates a string's placeholder syntax: null when fine, else the sentence of the fault. DESIGN §5. */
 export function checkString(s: string): string | null {
   if (!hasPlaceholder(s)) return null;
   const result = parseCached(s);
@@ -436,13 +436,13 @@ export function parsePath(text: string): DataPath {
   return result;
 }
 
-/** Validates a bare data path: null when fine, else the sentence of the fault. */
+/** Validates a bare data path: null when fine, else the sentence of the fault. DESIGN §5. */
 export function checkPath(text: string): string | null {
   const result = parsePathCached(text);
   return result instanceof SyntaxFault ? result.message : null;
 }
 
-/** Every placeholder of a string (empty when none); throws like {@link parseString}. */
+/** Every placeholder of a string (empty when none); throws like {@link parseString}. DESIGN §5. */
 export function placeholdersOf(s: string): Placeholder[] {
   const out: Placeholder[] = [];
   for (const part of parseString(s).parts) if (typeof part !== 'string') out.push(part);
@@ -452,7 +452,7 @@ export function placeholdersOf(s: string): Placeholder[] {
 // ---------------------------------------------------------------------------------------------
 // Suggestions
 
-/** Levenshtein distance, small strings only. */
+/** Levenshtein distance, small strings only. DESIGN §5. */
 export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
   const prev = new Array<number>(b.length + 1);
@@ -469,7 +469,7 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length];
 }
 
-/** The candidate closest to `word` (case-insensitive) if it is a plausible typo, else null. */
+/** The candidate closest to `word` (case-insensitive) if it is a plausible typo, else null. DESIGN §5. */
 export function closest(word: string, candidates: Iterable<string>): string | null {
   const w = word.toLowerCase();
   let best: string | null = null;

@@ -90,7 +90,7 @@ function isObj(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** A short description of a value for messages: `the string "abc"`, `the number 3`, `an array`. */
+/** A short description of a value for messages: `the string "abc"`, `the number 3`, `an array`. DESIGN §5. */
 export function describeValue(v: unknown): string {
   if (v === undefined) return 'nothing';
   if (v === null) return 'null';
@@ -696,7 +696,7 @@ export type _SchemaMatchesTypes = [
 // ---------------------------------------------------------------------------------------------
 // Preflight: depth, prototype keys, non-JSON values — iterative, before zod.
 
-/** Formats a path such as `content[2].table.rows[0][1]`; "" for the root. */
+/** Formats a path such as `content[2].table.rows[0][1]`; "" for the root. DESIGN §5. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const seg of path) {
@@ -739,6 +739,10 @@ function preflight(def: unknown, maxDepth: number): Preflight {
     const entry = stack.pop() as number;
     const v = values[entry];
     const depth = depths[entry];
+    if (v === undefined && typeof keys[entry] === 'number') {
+      issues.push({ path: pathOf(entry), message: 'undefined is not a JSON value' });
+      continue;
+    }
     if (v === null || v === undefined || typeof v === 'string' || typeof v === 'boolean') continue;
     if (typeof v === 'number') {
       if (!Number.isFinite(v)) issues.push({ path: pathOf(entry), message: `${String(v)} is not a JSON number` });
@@ -777,6 +781,28 @@ function preflight(def: unknown, maxDepth: number): Preflight {
 // ---------------------------------------------------------------------------------------------
 // Public API
 
+/**
+ * Successful parses by the definition's JSON text: renders validate their definition every time,
+ * and a large template costs milliseconds in zod. Only definitions that passed the preflight
+ * (plain JSON, no undefined in arrays) are keyed, so equal text means an equal definition.
+ */
+const parsedCache = new Map<string, Template>();
+const PARSED_CACHE_ENTRIES = 64;
+const PARSED_CACHE_CHARS = 16 * 1024 * 1024;
+let parsedCacheChars = 0;
+
+function rememberParsed(key: string, template: Template): void {
+  if (key.length > PARSED_CACHE_CHARS / 4) return;
+  while (parsedCache.size >= PARSED_CACHE_ENTRIES || parsedCacheChars + key.length > PARSED_CACHE_CHARS) {
+    const oldest = parsedCache.keys().next();
+    if (oldest.done) break;
+    parsedCache.delete(oldest.value);
+    parsedCacheChars -= oldest.value.length;
+  }
+  parsedCache.set(key, template);
+  parsedCacheChars += key.length;
+}
+
 /** Result of {@link parseTemplate}. */
 export type ParseTemplateResult = { ok: true; template: Template } | { ok: false; errors: TemplateIssue[] };
 
@@ -786,13 +812,26 @@ export type ParseTemplateResult = { ok: true; template: Template } | { ok: false
  * throws on any input. Nesting deeper than `maxDepth` (default DEFAULT_LIMITS.maxDepth, counting
  * JSON objects and arrays) is reported alone, before anything else is looked at. The returned
  * template is a copy of the containers zod rebuilds (page sizes canonical: "a4" -> "A4"); nodes
- * are the definition's own objects, to be treated as read-only.
+ * are the definition's own objects. Valid results are cached by the definition's JSON text (64
+ * entries), so an equal definition may get the same template object back: treat it as read-only.
  */
 export function parseTemplate(def: unknown, maxDepth: number = DEFAULT_LIMITS.maxDepth): ParseTemplateResult {
   const pre = preflight(def, maxDepth);
   if (pre.fatal) return { ok: false, errors: pre.issues };
-  const names = new Set<string>();
-  if (isObj(def) && isObj(def.styles)) for (const key of Object.keys(def.styles)) if (!isDangerousKey(key)) names.add(key);
+  const cacheKey = pre.issues.length === 0 ? JSON.stringify(def) : null;
+  if (cacheKey !== null) {
+    const hit = parsedCache.get(cacheKey);
+    if (hit !== undefined) return { ok: true, template: hit };
+  }
+  // Style names for the use-site checks; when `styles` itself is malformed, its own error suffices.
+  let names: Set<string> | null = new Set<string>();
+  if (isObj(def) && def.styles !== undefined) {
+    if (isObj(def.styles)) {
+      for (const key of Object.keys(def.styles)) if (!isDangerousKey(key)) names.add(key);
+    } else {
+      names = null;
+    }
+  }
   const previous = styleNames;
   styleNames = names;
   let result;
@@ -817,11 +856,13 @@ export function parseTemplate(def: unknown, maxDepth: number = DEFAULT_LIMITS.ma
     }
   }
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, template: result.data as Template };
+  const template = result.data as Template;
+  if (cacheKey !== null) rememberParsed(cacheKey, template);
+  return { ok: true, template };
 }
 
 /**
- * Like {@link parseTemplate} without the template: `{ok: true}` or `{ok: false, errors}`.
+ * Like {@link parseTemplate} without the template: `{ok: true}` or `{ok: false, errors}`. DESIGN §5.
  */
 export function validateTemplate(def: unknown, maxDepth?: number): { ok: true } | { ok: false; errors: TemplateIssue[] } {
   const r = parseTemplate(def, maxDepth);

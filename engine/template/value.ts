@@ -6,7 +6,7 @@ import { applyFilters, toText } from './filters.ts';
 import { resolvePath, type Scope } from './path.ts';
 import { hasPlaceholder, parseString, type Placeholder } from './placeholders.ts';
 
-/** The value of one placeholder: its path resolved in `scope`, then its filters applied. */
+/** The value of one placeholder: its path resolved in `scope`, then its filters applied. DESIGN §5. */
 export function placeholderValue(p: Placeholder, scope: Scope, locale: string): unknown {
   const value = resolvePath(p.path, scope);
   return p.filters.length === 0 ? value : applyFilters(p.filters, value, locale);
@@ -16,7 +16,7 @@ export function placeholderValue(p: Placeholder, scope: Scope, locale: string): 
  * Binds a string to text: every placeholder replaced by its value's text (missing -> "", numbers
  * with String(n), booleans "true"/"false", `$now` as ISO string, arrays/objects -> ""). A string
  * without `{{`/`<<` is returned as is. Throws RenderError('TEMPLATE_INVALID') on a syntax error
- * (validation refuses those first).
+ * (validation refuses those first). DESIGN §5.
  */
 export function bindTextIn(s: string, scope: Scope, locale: string): string {
   if (!hasPlaceholder(s)) return s;
@@ -35,7 +35,7 @@ export function bindTextIn(s: string, scope: Scope, locale: string): string {
 /**
  * Binds a string keeping the value's type when the string is exactly one placeholder (`"{{qty}}"`
  * with qty 3 gives the number 3, a missing value gives undefined); any other string binds to
- * text as {@link bindTextIn}.
+ * text as {@link bindTextIn}. DESIGN §5.
  */
 export function bindValueIn(s: string, scope: Scope, locale: string): unknown {
   if (!hasPlaceholder(s)) return s;
