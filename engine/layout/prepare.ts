@@ -6,11 +6,11 @@
  */
 import { RenderError, type Limits } from '../errors.ts';
 import type { BoundInline, BoundNode, BoundTableSpec, ListMarker, StyleProps } from '../template/types.ts';
-import { prepareParagraph, type PreparedParagraph, type StyledText } from '../text/paragraph.ts';
+import { prepareParagraph, type PreparedParagraph, type RGB, type StyledText } from '../text/paragraph.ts';
 import { encodeCode } from './codes.ts';
 import { decodeImage } from './images.ts';
 import type { PCell, PList, PNode, PTable } from './nodes.ts';
-import { bareStyle, color, computeStyle, mergeProps, toSides, type ComputedStyle, type TextStyles } from './style.ts';
+import { bareStyle, color, computeStyle, mergeProps, toSides, type ComputedStyle, type Sides, type TextStyles } from './style.ts';
 
 /** What the prepare pass needs besides the nodes. */
 export interface PrepareContext {
@@ -182,9 +182,9 @@ function prepareTable(spec: BoundTableSpec, style: ComputedStyle, ctx: PrepareCo
   const padding = spec.cellPadding !== undefined ? toSides(spec.cellPadding) : toSides(4);
   const headerStyle = computeStyle(style, mergeProps(spec.headerStyle ?? { fontWeight: 'bold' }, ctx.styles));
   const footerStyle = spec.footerStyle ? computeStyle(style, mergeProps(spec.footerStyle, ctx.styles)) : style;
-  const header = prepareRows(spec.header ?? [], headerStyle, padding, ctx, `${path}.header`);
-  const body = prepareRows(spec.rows, style, padding, ctx, `${path}.rows`);
-  const footer = prepareRows(spec.footer ?? [], footerStyle, padding, ctx, `${path}.footer`);
+  const header = prepareRows(spec.header ?? [], headerStyle, headerStyle.backgroundColor, padding, ctx, `${path}.header`);
+  const body = prepareRows(spec.rows, style, null, padding, ctx, `${path}.rows`);
+  const footer = prepareRows(spec.footer ?? [], footerStyle, spec.footerStyle ? footerStyle.backgroundColor : null, padding, ctx, `${path}.footer`);
   let count = spec.columns?.length ?? 0;
   for (const rows of [header, body, footer]) {
     for (const row of rows) for (const c of row) count = Math.max(count, c.col + c.colSpan);
@@ -205,7 +205,8 @@ function prepareTable(spec: BoundTableSpec, style: ComputedStyle, ctx: PrepareCo
 }
 
 /** Place cells on the grid (skipping slots taken by row spans from above) and prepare them. */
-function prepareRows(rows: BoundNode[][], parent: ComputedStyle, padding: ReturnType<typeof toSides>, ctx: PrepareContext, path: string): PCell[][] {
+/** `sectionBackground`: headerStyle/footerStyle's background, for cells without their own. */
+function prepareRows(rows: BoundNode[][], parent: ComputedStyle, sectionBackground: RGB | null, padding: Sides, ctx: PrepareContext, path: string): PCell[][] {
   const taken: number[] = []; // per column: rows still covered by a span from above
   return rows.map((row, r) => {
     const cells: PCell[] = [];
@@ -224,7 +225,7 @@ function prepareRows(rows: BoundNode[][], parent: ComputedStyle, padding: Return
         colSpan,
         rowSpan,
         node: bare === content.style ? content : ({ ...content, style: bare } as PNode),
-        background: cellStyle.backgroundColor,
+        background: props.backgroundColor !== undefined ? cellStyle.backgroundColor : sectionBackground,
         padding: props.padding !== undefined ? cellStyle.padding : padding,
         verticalAlign: cellStyle.verticalAlign,
       });
