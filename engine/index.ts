@@ -41,8 +41,8 @@ export type ValidationResult = { ok: true; template: Template } | { ok: false; e
  * Check a definition against the DSL (DESIGN §5) and the fonts it names.
  * Never throws for bad input: faults are returned with their JSON paths (`content[2].table.rows[0][1]`).
  */
-export function validateTemplate(definition: unknown, fonts: FontLibrary = bundledFontLibrary()): ValidationResult {
-  const parsed = parseTemplate(definition);
+export function validateTemplate(definition: unknown, fonts: FontLibrary = bundledFontLibrary(), maxDepth = DEFAULT_LIMITS.maxDepth): ValidationResult {
+  const parsed = parseTemplate(definition, maxDepth);
   if (!parsed.ok) return parsed;
   const errors = unknownFonts(parsed.template, fonts);
   return errors.length > 0 ? { ok: false, errors } : parsed;
@@ -75,8 +75,8 @@ export function templateFields(definition: unknown): TemplateField[] {
   return fieldsOf(validOrThrow(definition));
 }
 
-function validOrThrow(definition: unknown, fonts?: FontLibrary): Template {
-  const v = validateTemplate(definition, fonts);
+function validOrThrow(definition: unknown, fonts?: FontLibrary, maxDepth?: number): Template {
+  const v = validateTemplate(definition, fonts, maxDepth);
   if (!v.ok) {
     const first = v.errors[0];
     throw new RenderError('TEMPLATE_INVALID', `template is invalid: ${first.path || '(root)'}: ${first.message}${v.errors.length > 1 ? ` (and ${v.errors.length - 1} more)` : ''}`, undefined, v.errors);
@@ -93,8 +93,8 @@ function validOrThrow(definition: unknown, fonts?: FontLibrary): Template {
  */
 export async function renderPdf(definition: unknown, data: unknown, options: RenderOptions = {}): Promise<RenderResult> {
   const fonts = options.fonts ?? bundledFontLibrary();
-  const template = validOrThrow(definition, fonts);
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const template = validOrThrow(definition, fonts, limits.maxDepth);
   const now = options.now ?? new Date();
   const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language });
   const pages = layoutDocument(template, data ?? {}, { fonts, limits, now, language: meta.language });

@@ -52,10 +52,11 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   const contentWidth = Math.max(1, pageWidth - margin.left - margin.right);
   const root = rootStyle(template.font, opts.fonts.defaultFamily);
   const ctx: PrepareContext = { styles: template.styles, textStyles: new TextStyles(opts.fonts), limits: opts.limits };
-  const bindOpts: BindOptions & { maxNodes: number } = {
+  const bindOpts: BindOptions & { maxNodes: number; maxDepth: number } = {
     now: opts.now,
     language: opts.language,
     maxNodes: opts.limits.maxNodes,
+    maxDepth: opts.limits.maxDepth,
   };
 
   const band = (nodes: Node[] | undefined, name: string, page: { page: number; pages: number }, width: number) => {

@@ -15,8 +15,22 @@ const cache = new Map<string, DecodedImage>();
  * @throws RenderError IMAGE_INVALID (not a PNG/JPEG data URI, or undecodable) or LIMIT_EXCEEDED.
  */
 export function decodeImage(src: string, limits: Limits, path: string): DecodedImage {
-  const hit = cache.get(src);
-  if (hit) return hit;
+  const image = cache.get(src) ?? decodeUncached(src, limits, path);
+  // Limits are per render: check them on every use, cached or not.
+  if (image.data.length > limits.maxImageBytes) {
+    throw new RenderError('LIMIT_EXCEEDED', `image is larger than ${limits.maxImageBytes} bytes`, path);
+  }
+  if (image.width * image.height > limits.maxImagePixels) {
+    throw new RenderError('LIMIT_EXCEEDED', `image has ${image.width}x${image.height} pixels, more than ${limits.maxImagePixels}`, path);
+  }
+  if (!cache.has(src)) {
+    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
+    cache.set(src, image);
+  }
+  return image;
+}
+
+function decodeUncached(src: string, limits: Limits, path: string): DecodedImage {
   const m = DATA_URI.exec(src);
   if (!m) {
     const shown = src.length > 40 ? `${src.slice(0, 40)}...` : src;
@@ -37,11 +51,5 @@ export function decodeImage(src: string, limits: Limits, path: string): DecodedI
   if (!type || !size.width || !size.height) {
     throw new RenderError('IMAGE_INVALID', `image data is not a PNG or JPEG (detected ${size.type ?? 'nothing'})`, path);
   }
-  if (size.width * size.height > limits.maxImagePixels) {
-    throw new RenderError('LIMIT_EXCEEDED', `image has ${size.width}x${size.height} pixels, more than ${limits.maxImagePixels}`, path);
-  }
-  const image: DecodedImage = { type, data, width: size.width, height: size.height };
-  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
-  cache.set(src, image);
-  return image;
+  return { type, data, width: size.width, height: size.height };
 }

@@ -37,13 +37,13 @@ export function pdfFont(doc: Doc, fonts: Map<FontFace, PdfFont>, face: FontFace)
   return f;
 }
 
-function code(f: PdfFont, glyph: { id: number; advanceWidth: number; codePoints: number[] }, scale: number): string {
+function code(f: PdfFont, glyph: { id: number; advanceWidth: number }, codePoints: readonly number[], scale: number): string {
   let hex = f.codes.get(glyph.id);
   if (hex === undefined) {
     const gid = f.embedded.subset.includeGlyph(glyph.id);
     hex = gid.toString(16).padStart(4, '0');
     f.embedded.widths[gid] ??= glyph.advanceWidth * scale;
-    f.embedded.unicode[gid] ??= glyph.codePoints;
+    f.embedded.unicode[gid] ??= codePoints as number[];
     f.codes.set(glyph.id, hex);
   }
   return hex;
@@ -73,7 +73,7 @@ export function tjArray(f: PdfFont, face: FontFace, run: LineRun): string {
         out += '<';
         open = true;
       }
-      out += code(f, g, unitScale);
+      out += code(f, g, piece.run.codePoints[i], unitScale);
       let adjust = (g.advanceWidth - advances[i]) * unitScale;
       if (piece.space) adjust -= spaceExtra;
       if (adjust > 0.05 || adjust < -0.05) {

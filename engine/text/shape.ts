@@ -12,6 +12,8 @@ import type { FontFace } from './fonts.ts';
 /** A shaped string. Advances and offsets are in font units (divide by unitsPerEm, times the size). */
 export interface GlyphRun {
   readonly glyphs: readonly Glyph[];
+  /** The characters each glyph stands for (the PDF's ToUnicode map), copied at shaping time. */
+  readonly codePoints: readonly (readonly number[])[];
   /** Horizontal advance of each glyph, kerning included. */
   readonly advances: readonly number[];
   /** Per-glyph [xOffset, yOffset] for marks; undefined when every offset is zero. */
@@ -39,18 +41,32 @@ export function shape(face: FontFace, text: string, features?: readonly string[]
 function shapeUncached(face: FontFace, text: string, features?: readonly string[]): GlyphRun {
   const result = face.font.layout(text, features ? [...features] : undefined);
   const advances: number[] = new Array(result.glyphs.length);
+  const codePoints: number[][] = new Array(result.glyphs.length);
   let offsets: [number, number][] | undefined;
   let width = 0;
   for (let i = 0; i < result.glyphs.length; i++) {
     const p = result.positions[i];
     advances[i] = p.xAdvance;
+    codePoints[i] = codePointsOf(face, result.glyphs[i]);
     width += p.xAdvance;
     if (p.xOffset !== 0 || p.yOffset !== 0) {
       offsets ??= result.glyphs.map(() => [0, 0] as [number, number]);
       offsets[i] = [p.xOffset, p.yOffset];
     }
   }
-  return { glyphs: result.glyphs, advances, offsets, width };
+  return { glyphs: result.glyphs, codePoints, advances, offsets, width };
+}
+
+/**
+ * fontkit caches one Glyph object per id for the life of the font. Subsetting a composite glyph
+ * (Ö) creates its components (O) without code points, and a later layout of "O" returns that
+ * cached object with an empty list. Fall back to the font's reverse cmap then.
+ */
+function codePointsOf(face: FontFace, glyph: Glyph): number[] {
+  if (glyph.codePoints.length > 0) return [...glyph.codePoints];
+  const strings = face.font.stringsForGlyph(glyph.id);
+  if (strings.length === 0) return [];
+  return [...strings[0]].map((c) => c.codePointAt(0)!);
 }
 
 /** Width of `text` in points at `size`. */

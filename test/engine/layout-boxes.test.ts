@@ -1,0 +1,114 @@
+/**
+ * Page setup, vertical spacing (margins add up, line height), stack boxes (padding, border,
+ * background on both parts of a split) and document metadata.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pdfOperators, textLines } from '../helpers/pdfops.ts';
+import { NOW, render } from '../helpers/render.ts';
+
+const near = (a: number, b: number, tol = 0.5) => Math.abs(a - b) < tol;
+
+test('page sizes by name, as [w, h], and landscape orientation', async () => {
+  for (const [size, orientation, w, h] of [
+    ['A4', 'portrait', 595.28, 841.89],
+    ['A5', 'landscape', 595.28, 419.53],
+    ['Letter', 'landscape', 792, 612],
+    ['Legal', 'portrait', 612, 1008],
+    [[200, 333], 'portrait', 200, 333],
+  ] as const) {
+    const r = await render({ page: { size, orientation }, content: [{ text: 'x' }] });
+    const p = r.doc.pages[0];
+    assert.ok(near(p.width, w, 0.01) && near(p.height, h, 0.01), `${JSON.stringify(size)} ${orientation}: ${p.width} x ${p.height}`);
+  }
+});
+
+test('page margins [top, right, bottom, left] place the first line and right-aligned text', async () => {
+  const r = await render({ page: { size: [400, 400], margin: [50, 30, 20, 70] }, content: [{ text: 'L' }, { text: 'R', textAlign: 'right' }] });
+  const [l, rr] = textLines(r.doc.pages[0]);
+  assert.ok(near(l.left, 70), `left ${l.left}`);
+  assert.ok(near(rr.right, 400 - 30), `right ${rr.right}`);
+  // First baseline inside the first 12.5 pt line box under the top margin.
+  assert.ok(l.y > 50 && l.y < 50 + 12.5, `first baseline ${l.y}`);
+});
+
+test('vertical margins of neighbours add up; line height sets the distance between baselines', async () => {
+  const r = await render({
+    page: { size: [400, 400], margin: 20 },
+    content: [
+      { text: 'A', margin: [0, 0, 10, 0] },
+      { text: 'B', margin: [7, 0, 0, 0] },
+      { text: 'C1\nC2', lineHeight: 2 },
+      { spacer: 30 },
+      { text: 'D' },
+    ],
+  });
+  const [a, b, c1, c2, d] = textLines(r.doc.pages[0]);
+  // 10 pt text, line height 1.25: 12.5 pt line boxes, same baseline offset within each box.
+  assert.ok(near(b.y - a.y, 12.5 + 10 + 7), `A to B: ${b.y - a.y}`);
+  assert.ok(near(c2.y - c1.y, 20), `line height 2: ${c2.y - c1.y}`);
+  // A 20 pt line box centres the 10 pt text 3.75 pt lower than a 12.5 pt one would (half-leading).
+  assert.ok(near(c1.y - b.y, 12.5 + 3.75), `B to C1: ${c1.y - b.y}`);
+  assert.ok(near(d.y - c2.y, 20 - 3.75 + 30), `C2 to D: ${d.y - c2.y}`);
+});
+
+test('a stack with padding and border indents its content; its background and border are drawn on both parts when split', async () => {
+  const page = { size: [300, 300], margin: 20 };
+  const r = await render({
+    page,
+    content: [
+      { text: 'intro' },
+      { stack: Array.from({ length: 30 }, (_, i) => ({ text: `s${i + 1}` })), padding: 10, border: { width: 2, color: 'blue' }, backgroundColor: '#ffeeee' },
+      { text: 'outro' },
+    ],
+  });
+  assert.equal(r.pages, 2);
+  const ops = await pdfOperators(r.pdf);
+  for (const [i, p] of r.doc.pages.entries()) {
+    const first = textLines(p).find((l) => /^s\d+$/.test(l.text))!;
+    assert.ok(near(first.left, 20 + 2 + 10), `page ${i + 1}: stack text at ${first.left}`);
+    // The background fills the full content width, inside the page's margins.
+    const bg = ops[i].filledBoxes.find((b) => near(b.width, 260, 1));
+    assert.ok(bg, `page ${i + 1}: no background box in ${JSON.stringify(ops[i].filledBoxes)}`);
+    assert.ok(bg.y >= 20 - 0.5 && bg.y + bg.height <= 280 + 0.5, `page ${i + 1}: background ${JSON.stringify(bg)}`);
+    assert.ok(ops[i].names.includes('stroke') || ops[i].names.includes('closeStroke'), `page ${i + 1}: no border stroke`);
+  }
+  // Border and padding at the top of the second part too: its first line sits as far below the
+  // top margin as s1 sat below the stack's top on page 1 (the stack starts under the 12.5 pt intro).
+  const s1 = textLines(r.doc.pages[0]).find((l) => l.text === 's1')!;
+  const p2 = textLines(r.doc.pages[1]).find((l) => /^s\d+$/.test(l.text))!;
+  assert.ok(near(p2.y - 20, s1.y - (20 + 12.5)), `page 2: first stack line ${p2.y - 20} below the top, page 1: ${s1.y - 32.5}`);
+  const all = r.doc.pages.flatMap((p) => textLines(p).map((l) => l.text));
+  assert.deepEqual(all, ['intro', ...Array.from({ length: 30 }, (_, i) => `s${i + 1}`), 'outro']);
+});
+
+test('metadata is written to the document information, with placeholders, and language sets /Lang', async () => {
+  const r = await render(
+    {
+      metadata: { title: 'Invoice {{number}}', author: '{{seller}}', subject: 'Subject line', keywords: 'invoice, 2025', language: 'de-AT' },
+      content: [{ text: 'x' }],
+    },
+    { number: 'R-2025-001', seller: 'ACME GmbH' },
+  );
+  const info = r.doc.info;
+  assert.equal(info.Title, 'Invoice R-2025-001');
+  assert.equal(info.Author, 'ACME GmbH');
+  assert.equal(info.Subject, 'Subject line');
+  assert.equal(info.Keywords, 'invoice, 2025');
+  assert.equal(info.Language, 'de-AT');
+  const stamp = `D:${NOW.toISOString().slice(0, 19).replace(/[-:T]/g, '')}`;
+  assert.ok(String(info.CreationDate).startsWith(stamp), `CreationDate ${info.CreationDate}, expected ${stamp}`);
+});
+
+test('metadata.language drives number, currency and date filters', async () => {
+  const r = await render(
+    { metadata: { language: 'de' }, content: [{ text: '{{t | currency:"EUR"}} | {{t | number:2}} | {{d | date:"d. MMMM yyyy"}}' }] },
+    { t: 1234.5, d: '2025-03-14' },
+  );
+  const expected = [
+    new Intl.NumberFormat('de', { style: 'currency', currency: 'EUR' }).format(1234.5),
+    new Intl.NumberFormat('de', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(1234.5),
+    '14. März 2025',
+  ].join(' | ');
+  assert.equal(textLines(r.doc.pages[0])[0].text, expected.replace(/\s+/g, ' '));
+});

@@ -1,0 +1,152 @@
+/**
+ * Pagination of block content: explicit breaks, keepTogether, paragraphs split between lines,
+ * and header / footer / background on every page with $page and $pages.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { linesOf } from '../helpers/pdf.ts';
+import { textLines } from '../helpers/pdfops.ts';
+import { render } from '../helpers/render.ts';
+
+// A small page keeps these documents short: 300 x 300 pt, 20 pt margins.
+const PAGE = { size: [300, 300], margin: 20 };
+
+/** Page index (0-based) of every line whose text matches, in document order. */
+function pagesOf(doc: { pages: { runs: any[] }[] }, re: RegExp): { text: string; page: number; y: number }[] {
+  const out: { text: string; page: number; y: number }[] = [];
+  doc.pages.forEach((p, i) => {
+    for (const l of textLines(p)) if (re.test(l.text)) out.push({ text: l.text, page: i, y: l.y });
+  });
+  return out;
+}
+
+test('pageBreak starts a new page', async () => {
+  const r = await render({ page: PAGE, content: [{ text: 'first' }, { pageBreak: true }, { text: 'second' }] });
+  assert.equal(r.pages, 2);
+  assert.deepEqual(linesOf(r.doc.pages[0].runs), ['first']);
+  assert.deepEqual(linesOf(r.doc.pages[1].runs), ['second']);
+});
+
+test('breakBefore: "page" starts the node on a new page, and is ignored when it is already first', async () => {
+  const r = await render({
+    page: PAGE,
+    content: [
+      { text: 'cover', breakBefore: 'page' },
+      { text: 'intro' },
+      { stack: [{ text: 'chapter' }, { text: 'body' }], breakBefore: 'page' },
+    ],
+  });
+  assert.equal(r.pages, 2, 'breakBefore on the first node adds no blank page');
+  assert.deepEqual(linesOf(r.doc.pages[0].runs), ['cover', 'intro']);
+  assert.deepEqual(linesOf(r.doc.pages[1].runs), ['chapter', 'body']);
+});
+
+test('keepTogether moves a stack that would be cut to the next page whole', async () => {
+  // 10 pt text at line height 1.25 is 12.5 pt a line; the body is 260 pt tall: 20 lines.
+  const filler = Array.from({ length: 16 }, (_, i) => ({ text: `filler ${i + 1}` }));
+  const kept = Array.from({ length: 6 }, (_, i) => ({ text: `kept ${i + 1}` }));
+  const r = await render({ page: PAGE, content: [...filler, { stack: kept, keepTogether: true }, { text: 'after' }] });
+  const k = pagesOf(r.doc, /^kept \d+$/);
+  assert.equal(k.length, 6);
+  assert.equal(k[0].page, k[5].page, `first kept line on page ${k[0].page + 1}, last on page ${k[5].page + 1}`);
+  assert.equal(k[0].page, 1, 'the stack moved to page 2');
+  const f = pagesOf(r.doc, /^filler \d+$/);
+  assert.ok(f.every((l) => l.page === 0), 'the filler stays on page 1');
+  // The stack starts at the top of page 2 (same baseline as the first line of page 1).
+  assert.ok(Math.abs(k[0].y - f[0].y) < 0.5, `kept 1 at ${k[0].y}, page top line at ${f[0].y}`);
+});
+
+test('without keepTogether the same stack is split between its children', async () => {
+  const filler = Array.from({ length: 16 }, (_, i) => ({ text: `filler ${i + 1}` }));
+  const kept = Array.from({ length: 6 }, (_, i) => ({ text: `kept ${i + 1}` }));
+  const r = await render({ page: PAGE, content: [...filler, { stack: kept }] });
+  const k = pagesOf(r.doc, /^kept \d+$/);
+  assert.deepEqual(k.map((l) => l.text), kept.map((n) => n.text));
+  assert.equal(k[0].page, 0);
+  assert.equal(k[5].page, 1);
+});
+
+test('keepTogether on a node taller than a page splits it anyway, losing nothing', async () => {
+  const kept = Array.from({ length: 30 }, (_, i) => ({ text: `item ${i + 1}` }));
+  const r = await render({ page: PAGE, content: [{ text: 'intro' }, { stack: kept, keepTogether: true }] });
+  const k = pagesOf(r.doc, /^item \d+$/);
+  assert.deepEqual(k.map((l) => l.text), kept.map((n) => n.text));
+  assert.ok(r.pages >= 2);
+});
+
+test('a long paragraph splits across pages between lines with no line lost or repeated', async () => {
+  const count = 400;
+  const words = Array.from({ length: count }, (_, i) => `w${i + 1}`);
+  const r = await render({ page: PAGE, content: [{ text: words.join(' ') }] });
+  assert.ok(r.pages >= 2, `pages: ${r.pages}`);
+  const lines = r.doc.pages.flatMap((p) => textLines(p).map((l) => l.text));
+  assert.deepEqual(lines.join(' ').split(' '), words);
+  // Every page but the last is full down to the bottom margin: the next line would not fit.
+  const lineHeight = 12.5;
+  for (const [i, page] of r.doc.pages.slice(0, -1).entries()) {
+    const ls = textLines(page);
+    const last = ls[ls.length - 1];
+    assert.ok(last.y + lineHeight > 300 - 20 - lineHeight, `page ${i + 1} ends early at ${last.y}`);
+    assert.ok(last.y < 300 - 20, `page ${i + 1}: line below the bottom margin at ${last.y}`);
+  }
+});
+
+test('content never runs into the bottom margin', async () => {
+  const r = await render({ page: PAGE, content: Array.from({ length: 60 }, (_, i) => ({ text: `line ${i + 1}`, margin: [0, 0, 3, 0] })) });
+  for (const [i, page] of r.doc.pages.entries()) {
+    for (const l of textLines(page)) assert.ok(l.y <= 300 - 20, `page ${i + 1}: "${l.text}" at ${l.y}`);
+  }
+  assert.deepEqual(pagesOf(r.doc, /^line \d+$/).map((l) => l.text), Array.from({ length: 60 }, (_, i) => `line ${i + 1}`));
+});
+
+test('header, footer and background appear on every page with $page and $pages', async () => {
+  const body = Array.from({ length: 45 }, (_, i) => ({ text: `body ${i + 1}` }));
+  const r = await render(
+    {
+      page: PAGE,
+      header: [{ text: 'HEAD {{title}} {{$page}}/{{$pages}}' }],
+      footer: [{ text: 'Page {{$page}} of {{$pages}}', textAlign: 'right' }],
+      background: [{ text: 'WATERMARK {{$page}}', textAlign: 'center', margin: [150, 0, 0, 0], color: '#dddddd' }],
+      content: body,
+    },
+    { title: 'Report' },
+  );
+  const n = r.pages;
+  assert.ok(n >= 3, `pages: ${n}`);
+  r.doc.pages.forEach((page, i) => {
+    const lines = textLines(page);
+    const head = lines.find((l) => l.text.startsWith('HEAD'));
+    const foot = lines.find((l) => l.text.startsWith('Page '));
+    const mark = lines.find((l) => l.text.startsWith('WATERMARK'));
+    assert.equal(head?.text, `HEAD Report ${i + 1}/${n}`, `page ${i + 1} header`);
+    assert.equal(foot?.text, `Page ${i + 1} of ${n}`, `page ${i + 1} footer`);
+    assert.equal(mark?.text, `WATERMARK ${i + 1}`, `page ${i + 1} background`);
+    const content = lines.filter((l) => l.text.startsWith('body'));
+    assert.ok(content.length > 0, `page ${i + 1} has body lines`);
+    assert.ok(head.y < content[0].y, `page ${i + 1}: header at ${head.y} not above the first body line at ${content[0].y}`);
+    assert.ok(foot.y > content[content.length - 1].y, `page ${i + 1}: footer at ${foot.y} not below the last body line`);
+    // Header inside the top margin; footer right-aligned at the right margin.
+    assert.ok(head.left >= 20 - 0.5 && head.y > 20, `page ${i + 1}: header at (${head.left}, ${head.y})`);
+    assert.ok(Math.abs(foot.right - (300 - 20)) < 0.5, `page ${i + 1}: footer ends at ${foot.right}`);
+    assert.ok(foot.y <= 300 - 20, `page ${i + 1}: footer below the bottom margin`);
+    // The background is laid out over the full page width (margins do not apply): centred on 150.
+    assert.ok(Math.abs((mark.left + mark.right) / 2 - 150) < 0.5, `page ${i + 1}: watermark centre ${(mark.left + mark.right) / 2}`);
+  });
+  assert.deepEqual(pagesOf(r.doc, /^body \d+$/).map((l) => l.text), body.map((b) => b.text));
+});
+
+test('the footer sits at the bottom of the content area and the body shrinks above it', async () => {
+  const r = await render({
+    page: PAGE,
+    footer: [{ text: 'FOOT' }],
+    content: Array.from({ length: 40 }, (_, i) => ({ text: `row ${i + 1}` })),
+  });
+  for (const [i, page] of r.doc.pages.entries()) {
+    const lines = textLines(page);
+    const foot = lines.find((l) => l.text === 'FOOT')!;
+    assert.ok(foot, `page ${i + 1} footer`);
+    // One 12.5 pt line whose box ends at the bottom margin: baseline within the last line box.
+    assert.ok(foot.y > 300 - 20 - 12.5 && foot.y <= 300 - 20, `page ${i + 1}: footer baseline ${foot.y}`);
+    for (const l of lines) if (l !== foot) assert.ok(l.y < foot.y - 12.5 + 0.5, `page ${i + 1}: "${l.text}" at ${l.y} overlaps the footer at ${foot.y}`);
+  }
+});

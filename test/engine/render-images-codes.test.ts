@@ -1,0 +1,163 @@
+/**
+ * Images (PNG with alpha, JPEG; sizing; bad sources) and vector codes (QR, barcodes), checked on
+ * the PDF's operator list.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pdfOperators, unionBox } from '../helpers/pdfops.ts';
+import { alphaPngDataUri, JPEG_16 } from '../helpers/images.ts';
+import { render, renderError } from '../helpers/render.ts';
+
+const MARGIN = 40;
+const PAGE = { size: 'A4', margin: MARGIN };
+const CONTENT_WIDTH = 595.28 - 2 * MARGIN;
+const near = (a: number, b: number, tol = 0.5) => Math.abs(a - b) < tol;
+
+test('a PNG with alpha renders as an image XObject with a soft mask', async () => {
+  const png = alphaPngDataUri(40, 20, 1);
+  const r = await render({ page: PAGE, content: [{ text: 'before' }, { image: '{{logo}}', width: 100 }, { text: 'after' }] }, { logo: png });
+  const [ops] = await pdfOperators(r.pdf);
+  assert.equal(ops.images.length, 1, `image ops: ${ops.names.filter((n) => /Image/.test(n)).join(', ')}`);
+  assert.equal(ops.images[0].op, 'paintImageXObject');
+  // PNG transparency is kept: the image has an SMask (dictionaries are not compressed).
+  assert.ok(r.pdf.includes('/SMask'), 'no /SMask in the PDF');
+});
+
+test('a width-only image keeps its aspect ratio and sits at the left margin, between its neighbours', async () => {
+  const png = alphaPngDataUri(40, 20, 2);
+  const r = await render({ page: PAGE, content: [{ text: 'before' }, { image: png, width: 100 }, { text: 'after' }] });
+  const [ops] = await pdfOperators(r.pdf);
+  const img = ops.images[0];
+  assert.ok(near(img.width, 100), `width ${img.width}`);
+  assert.ok(near(img.height, 50), `height ${img.height}, expected 100 * 20 / 40 = 50`);
+  assert.ok(near(img.x, MARGIN), `x ${img.x}`);
+  const page = r.doc.pages[0];
+  const before = page.runs.find((x) => x.str === 'before')!;
+  const after = page.runs.find((x) => x.str === 'after')!;
+  assert.ok(img.y > before.y, 'image below the first paragraph');
+  assert.ok(img.y + img.height < after.y, 'the next paragraph is below the image');
+});
+
+test('a height-only image keeps its aspect ratio; no size is 1 px = 1 pt; too wide is scaled down', async () => {
+  const png = alphaPngDataUri(40, 20, 3);
+  const wide = alphaPngDataUri(1000, 10, 4);
+  const r = await render({ page: PAGE, content: [{ image: png, height: 30 }, { image: png }, { image: wide }] });
+  const [ops] = await pdfOperators(r.pdf);
+  assert.equal(ops.images.length, 3);
+  const [byHeight, natural, scaled] = [...ops.images].sort((a, b) => a.y - b.y);
+  assert.ok(near(byHeight.height, 30) && near(byHeight.width, 60), `height-only: ${byHeight.width} x ${byHeight.height}`);
+  assert.ok(near(natural.width, 40) && near(natural.height, 20), `natural: ${natural.width} x ${natural.height}`);
+  assert.ok(near(scaled.width, CONTENT_WIDTH) && near(scaled.height, (CONTENT_WIDTH * 10) / 1000), `too wide: ${scaled.width} x ${scaled.height}`);
+});
+
+test('fit contain centres the image in the box; align right puts it at the right margin', async () => {
+  const png = alphaPngDataUri(40, 20, 5);
+  const r = await render({ page: PAGE, content: [{ image: png, width: 100, height: 100, fit: 'contain' }, { image: png, width: 80, align: 'right' }] });
+  const [ops] = await pdfOperators(r.pdf);
+  const [contain, right] = [...ops.images].sort((a, b) => a.y - b.y);
+  assert.ok(near(contain.width, 100) && near(contain.height, 50), `contain: ${contain.width} x ${contain.height}`);
+  assert.ok(near(contain.x, MARGIN), `contain x ${contain.x}`);
+  assert.ok(near(contain.y, MARGIN + 25), `contain y ${contain.y}: centred vertically in the 100 pt box`);
+  assert.ok(near(right.x + right.width, 595.28 - MARGIN), `right-aligned image ends at ${right.x + right.width}`);
+});
+
+test('a JPEG renders as an image XObject at its size', async () => {
+  const r = await render({ page: PAGE, content: [{ image: JPEG_16.dataUri, width: 64 }] });
+  const [ops] = await pdfOperators(r.pdf);
+  assert.equal(ops.images.length, 1);
+  assert.equal(ops.images[0].op, 'paintImageXObject');
+  assert.ok(near(ops.images[0].width, 64) && near(ops.images[0].height, (64 * JPEG_16.height) / JPEG_16.width));
+  assert.ok(r.pdf.includes('/DCTDecode'), 'the JPEG is embedded as DCT data');
+});
+
+test('the same image used twice is embedded once and painted twice', async () => {
+  const png = alphaPngDataUri(8, 8, 6);
+  const r = await render({ page: PAGE, content: [{ image: png, width: 20 }, { image: png, width: 30 }] });
+  const [ops] = await pdfOperators(r.pdf);
+  assert.equal(ops.images.length, 2);
+  const xobjects = r.pdf.toString('latin1').match(/\/Subtype\s*\/Image/g) ?? [];
+  // One image and its soft mask.
+  assert.equal(xobjects.length, 2, `image XObjects: ${xobjects.length}`);
+});
+
+test('an invalid data URI fails with IMAGE_INVALID naming the node', async () => {
+  const e = await renderError({ content: [{ text: 'x' }, { stack: [{ text: 'y' }, { image: 'data:image/png;base64,AAAA' }] }] });
+  assert.equal(e.code, 'IMAGE_INVALID');
+  assert.match(e.path ?? '', /^content\[1\]\.stack\[1\](\.image)?$/, `path ${e.path}`);
+});
+
+test('an image from data that is not a data URI (a URL) fails with IMAGE_INVALID naming the node', async () => {
+  const e = await renderError({ content: [{ image: '{{logo}}' }] }, { logo: 'https://example.com/logo.png' });
+  assert.equal(e.code, 'IMAGE_INVALID');
+  assert.match(e.path ?? '', /^content\[0\](\.image)?$/, `path ${e.path}`);
+});
+
+test('a PNG data URI whose bytes are garbage fails with IMAGE_INVALID', async () => {
+  const junk = `data:image/png;base64,${Buffer.from('definitely not an image at all, sorry').toString('base64')}`;
+  const e = await renderError({ content: [{ columns: [{ content: [{ image: junk }] }] }] });
+  assert.equal(e.code, 'IMAGE_INVALID');
+  assert.match(e.path ?? '', /^content\[0\]\.columns\[0\]\.content\[0\](\.image)?$/, `path ${e.path}`);
+});
+
+test('a QR code renders as vector fills of its size', async () => {
+  const r = await render({ page: PAGE, content: [{ qrcode: '{{url}}', size: 96 }] }, { url: 'https://example.com/pay/123' });
+  const [ops] = await pdfOperators(r.pdf);
+  assert.ok(ops.fills >= 1, `fills: ${ops.fills}`);
+  assert.ok(ops.names.includes('constructPath'));
+  assert.equal(ops.images.length, 0, 'drawn as vectors, not an image');
+  // The modules fill (most of) the 96 pt square at the top-left of the content area, never more.
+  const box = unionBox(ops.filledBoxes);
+  assert.ok(box.x >= MARGIN - 0.5 && box.y >= MARGIN - 0.5, `QR at ${JSON.stringify(box)}`);
+  assert.ok(box.x + box.width <= MARGIN + 96 + 0.5 && box.y + box.height <= MARGIN + 96 + 0.5, `QR larger than 96: ${JSON.stringify(box)}`);
+  assert.ok(box.width > 80 && near(box.width, box.height), `QR box ${JSON.stringify(box)}`);
+});
+
+test('a centred QR code is centred by textAlign', async () => {
+  const r = await render({ page: PAGE, content: [{ qrcode: 'hello', size: 80, textAlign: 'center' }] });
+  const [ops] = await pdfOperators(r.pdf);
+  const box = unionBox(ops.filledBoxes);
+  assert.ok(near(box.x + box.width / 2, 595.28 / 2, 1), `QR centre ${box.x + box.width / 2}`);
+});
+
+test('an EAN-13 barcode renders bars and its caption', async () => {
+  const value = '4006381333931';
+  const r = await render({ page: PAGE, content: [{ barcode: value, format: 'ean13' }] });
+  const [ops] = await pdfOperators(r.pdf);
+  assert.ok(ops.fills >= 1);
+  assert.equal(r.doc.pages[0].text.replace(/\s+/g, ''), value);
+  // Natural width: 1 pt per module (an EAN-13 symbol is 95 modules); default height 40.
+  const bars = unionBox(ops.filledBoxes);
+  assert.ok(near(bars.x, MARGIN) && near(bars.y, MARGIN), `bars at ${JSON.stringify(bars)}`);
+  assert.ok(near(bars.width, 95, 1), `bars ${bars.width} wide`);
+  assert.ok(bars.height >= 40 - 0.5 && bars.height <= 40 + 8, `bars ${bars.height} high`);
+  // The caption is under the bars.
+  const caption = r.doc.pages[0].runs.find((x) => x.str.trim() !== '')!;
+  assert.ok(caption.y > bars.y + 30, `caption at ${caption.y}`);
+});
+
+test('a code128 barcode with a placeholder value renders bars and caption; showText false hides it', async () => {
+  const r = await render(
+    { page: PAGE, content: [{ barcode: '{{sku}}', format: 'code128', height: 30 }, { barcode: '{{sku}}', showText: false }, { text: 'END' }] },
+    { sku: 'SKU-4711-X' },
+  );
+  const [ops] = await pdfOperators(r.pdf);
+  assert.ok(ops.fills >= 2, `fills: ${ops.fills}`);
+  assert.deepEqual(r.doc.pages[0].text.split('\n'), ['SKU-4711-X', 'END']);
+  assert.ok(near(ops.filledBoxes[0].height, 30), `bar height ${ops.filledBoxes[0].height}`);
+});
+
+test('a barcode with a width is stretched to that width', async () => {
+  const r = await render({ page: PAGE, content: [{ barcode: 'ABC', format: 'code128', width: 200, height: 25, showText: false }] });
+  const [ops] = await pdfOperators(r.pdf);
+  const bars = unionBox(ops.filledBoxes);
+  assert.ok(near(bars.width, 200) && near(bars.height, 25), `bars ${bars.width} x ${bars.height}`);
+});
+
+test('an invalid EAN-13 value fails with BARCODE_INVALID and the node path', async () => {
+  const e = await renderError({ content: [{ text: 'x' }, { barcode: '4006381333932', format: 'ean13' }] });
+  assert.equal(e.code, 'BARCODE_INVALID');
+  assert.match(e.path ?? '', /^content\[1\](\.barcode)?$/, `path ${e.path}`);
+  const e2 = await renderError({ content: [{ stack: [{ barcode: '{{v}}', format: 'ean13' }] }] }, { v: 'ABCDEFGHIJKLM' });
+  assert.equal(e2.code, 'BARCODE_INVALID');
+  assert.match(e2.path ?? '', /^content\[0\]\.stack\[0\](\.barcode)?$/, `path ${e2.path}`);
+});
