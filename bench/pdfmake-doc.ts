@@ -22,6 +22,13 @@ export function pdfmakeFonts(): Record<string, Record<string, string>> {
   return { 'Noto Sans': sans, 'sans-serif': sans, 'Noto Serif': serif, serif, 'Noto Sans Mono': mono, monospace: mono };
 }
 
+/**
+ * pdfmake's lineHeight multiplies the font's natural line height (ascent + descent + line gap);
+ * Platen's multiplies the font size. Noto Sans and Noto Serif: 1.069 + 0.293 = 1.362 em.
+ */
+const NATURAL_LINE_HEIGHT = 1.362;
+const lineHeightFor = (platen: number) => platen / NATURAL_LINE_HEIGHT;
+
 function textProps(p: StyleProps): Json {
   const out: Json = {};
   if (p.fontFamily) out.font = p.fontFamily;
@@ -30,7 +37,7 @@ function textProps(p: StyleProps): Json {
   if (p.fontStyle) out.italics = p.fontStyle === 'italic';
   if (p.color) out.color = p.color;
   if (p.textAlign) out.alignment = p.textAlign;
-  if (p.lineHeight) out.lineHeight = p.lineHeight;
+  if (p.lineHeight) out.lineHeight = lineHeightFor(p.lineHeight);
   if (p.textDecoration && p.textDecoration !== 'none') out.decoration = p.textDecoration === 'underline' ? 'underline' : 'lineThrough';
   if (p.backgroundColor) out.fillColor = p.backgroundColor;
   return out;
@@ -144,7 +151,7 @@ function build(template: Template, data: unknown, now: Date, content: BoundNode[
       font: template.font?.family ?? 'Noto Sans',
       fontSize: template.font?.size ?? 10,
       color: template.font?.color,
-      lineHeight: template.font?.lineHeight ?? 1.25,
+      lineHeight: lineHeightFor(template.font?.lineHeight ?? 1.25),
     },
     info: { title: template.metadata?.title },
     header: band(template.header) && ((page: number, pages: number) => ({ stack: band(template.header)!(page, pages), margin: [m.left, m.top, m.right, 0] })),
