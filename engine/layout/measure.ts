@@ -78,12 +78,11 @@ export function measure(node: PNode, width: number): Box {
       return measureImage(node, outer, base, il + ir, v);
     case 'code': {
       const barsWidth = Math.min(node.width, inner);
-      const caption = node.caption ? breakLines(node.caption, inner, 'center') : [];
+      // The caption is centred under the bars: it gets the bars' width.
+      const caption = node.caption ? breakLines(node.caption, barsWidth, 'center') : [];
       let captionHeight = 0;
       for (const l of caption) captionHeight += l.height;
       const shift = node.align === 'center' ? (inner - barsWidth) / 2 : node.align === 'right' ? inner - barsWidth : 0;
-      // Center the caption under the bars by giving the caption the bars' width.
-      const centred = node.caption ? breakLines(node.caption, barsWidth, 'center') : caption;
       return {
         ...base,
         kind: 'code',
@@ -92,7 +91,7 @@ export function measure(node: PNode, width: number): Box {
         barsWidth,
         barsHeight: node.height,
         color: s.color,
-        caption: centred,
+        caption,
         height: node.height + captionHeight + v,
       };
     }

@@ -37,7 +37,7 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
     return { kind: 'spacer', style, size: 0 };
   }
   if ('text' in node) {
-    return { kind: 'text', style, para: prepareInline(node.text, style, node.link, ctx, props) };
+    return { kind: 'text', style, para: prepareInline(node.text, style, node.link, ctx) };
   }
   if ('stack' in node) {
     return { kind: 'stack', style, children: prepareNodes(node.stack, style, ctx, `${path}.stack`) };
@@ -98,7 +98,7 @@ function alignOf(style: ComputedStyle): 'left' | 'center' | 'right' {
 }
 
 /** Flatten inline spans into styled runs and shape them. */
-function prepareInline(text: string | BoundInline[], style: ComputedStyle, link: string | undefined, ctx: PrepareContext, props: StyleProps): PreparedParagraph {
+function prepareInline(text: string | BoundInline[], style: ComputedStyle, link: string | undefined, ctx: PrepareContext): PreparedParagraph {
   const runs: StyledText[] = [];
   const walk = (t: string | BoundInline[], s: ComputedStyle, l: string | undefined) => {
     if (typeof t === 'string') {
@@ -114,7 +114,6 @@ function prepareInline(text: string | BoundInline[], style: ComputedStyle, link:
     }
   };
   walk(text, style, link);
-  void props;
   if (runs.length === 0) runs.push({ text: '', style: ctx.textStyles.of(style, link) });
   return prepareParagraph(runs);
 }
@@ -145,12 +144,9 @@ function alpha(n: number): string {
   return out;
 }
 
-/** The marker text of item number `n` (1-based) for a marker kind. */
-export function markerText(marker: ListMarker, n: number): string {
+/** The marker text of item number `n` (1-based) of a numbered list. Bullets are drawn as shapes. */
+function markerText(marker: Exclude<ListMarker, 'disc' | 'circle' | 'square'>, n: number): string {
   switch (marker) {
-    case 'disc': return '\u2022';
-    case 'circle': return '\u25e6';
-    case 'square': return '\u25aa';
     case 'decimal': return `${n}.`;
     case 'lower-alpha': return `${alpha(n)}.`;
     case 'upper-alpha': return `${alpha(n).toUpperCase()}.`;
