@@ -1,12 +1,23 @@
 /**
  * The `platen` command line (DESIGN §3).
+ *   serve                                                  the HTTP service
  *   render TEMPLATE.json [DATA.json] -o OUT.pdf [--json]   render without server or database
- *   serve                                                  the HTTP service (issue: Service v1)
+ *   teams create --name NAME --credits N [--json]          a team and its first API key
+ *   keys create --team TEAM_ID [--json]                    another key for a team
+ *   keys revoke KEY_PREFIX [--json]                        revoke keys by their display prefix
+ *   credits add --team TEAM_ID --amount N [--json]         grant credits
  * With --json a command prints exactly one JSON object on stdout; errors go to stderr, exit 1.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderPdf, RenderError } from '../engine/index.ts';
+import { openDatabase, type Db } from '../db/open.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { startServer } from './server.ts';
+import { grantCredits } from './services/credits.ts';
+import { createApiKey, revokeApiKeys } from './services/keys.ts';
+import { createTeam, getTeam } from './services/teams.ts';
 
 class UsageError extends Error {}
 
@@ -46,15 +57,110 @@ async function render(args: string[]): Promise<void> {
   }
 }
 
+const USAGE = `usage: platen <command>
+  serve
+  render TEMPLATE.json [DATA.json] -o OUT.pdf [--json]
+  teams create --name NAME --credits N [--json]
+  keys create --team TEAM_ID [--json]
+  keys revoke KEY_PREFIX [--json]
+  credits add --team TEAM_ID --amount N [--json]`;
+
+function database(): Db {
+  return openDatabase(join(loadConfig().dataDir, 'platen.db'));
+}
+
+/** Print `value` as one JSON object with --json, else as `text`. */
+function print(json: boolean | undefined, value: object, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+function wholeNumber(value: string | undefined, flag: string, min: number): number {
+  const n = Number(value);
+  if (value === undefined || !Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number >= ${min}`);
+  return n;
+}
+
+async function serve(): Promise<void> {
+  const server = await startServer(loadConfig());
+  if (server.seeded) {
+    const { apiKey, teamId, templates } = server.seeded;
+    process.stdout.write(
+      [
+        '',
+        'Seeded a demo team with 100 credits. Its API key is shown only this once:',
+        `  team:    ${teamId}`,
+        `  API key: ${apiKey}`,
+        '  templates:',
+        ...templates.map((t) => `    ${t.name.padEnd(10)} ${t.id}`),
+        '',
+        `Try: curl -s -X POST ${server.services.config.publicUrl}/v1/pdf/create -H 'x-api-key: ${apiKey}' -H 'content-type: application/json' \\`,
+        `       -d '{"template_id": "${templates.find((t) => t.name === 'invoice')?.id ?? templates[0]?.id}", "data": {}}'`,
+        '',
+      ].join('\n'),
+    );
+  }
+  const stop = async () => {
+    await server.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function teams(args: string[]): void {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { name: { type: 'string' }, credits: { type: 'string' }, json: { type: 'boolean' } } });
+  if (positionals[0] !== 'create' || !values.name) throw new UsageError('usage: teams create --name NAME --credits N [--json]');
+  const credits = wholeNumber(values.credits ?? '0', '--credits', 0);
+  const { teamId, apiKey } = createTeam(database(), values.name, credits);
+  print(values.json, { team_id: teamId, api_key: apiKey }, `team ${teamId} created with ${credits} credits\nAPI key (shown once): ${apiKey}`);
+}
+
+function keys(args: string[]): void {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { team: { type: 'string' }, json: { type: 'boolean' } } });
+  const db = database();
+  if (positionals[0] === 'create' && values.team) {
+    if (!getTeam(db, values.team)) throw new UsageError(`no team ${values.team}`);
+    const { apiKey } = createApiKey(db, values.team);
+    return print(values.json, { api_key: apiKey }, `API key (shown once): ${apiKey}`);
+  }
+  if (positionals[0] === 'revoke' && positionals[1]) {
+    let revoked: number;
+    try {
+      revoked = revokeApiKeys(db, positionals[1]);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    if (revoked === 0) throw new UsageError(`no active key starts with ${positionals[1]}`);
+    return print(values.json, { revoked }, `${revoked} key(s) revoked`);
+  }
+  throw new UsageError('usage: keys create --team TEAM_ID [--json] | keys revoke KEY_PREFIX [--json]');
+}
+
+function credits(args: string[]): void {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { team: { type: 'string' }, amount: { type: 'string' }, json: { type: 'boolean' } } });
+  if (positionals[0] !== 'add' || !values.team) throw new UsageError('usage: credits add --team TEAM_ID --amount N [--json]');
+  const amount = wholeNumber(values.amount, '--amount', 1);
+  const db = database();
+  if (!getTeam(db, values.team)) throw new UsageError(`no team ${values.team}`);
+  const balance = grantCredits(db, values.team, amount);
+  print(values.json, { team_id: values.team, credits: balance }, `team ${values.team} now has ${balance} credits`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
+    case 'serve':
+      return serve();
     case 'render':
       return render(rest);
-    case 'serve':
-      throw new UsageError('serve: the HTTP service is not built yet (see the open issue "Service v1"); use `render` meanwhile');
+    case 'teams':
+      return teams(rest);
+    case 'keys':
+      return keys(rest);
+    case 'credits':
+      return credits(rest);
     default:
-      throw new UsageError('usage: platen <render|serve> ...\n  render TEMPLATE.json [DATA.json] -o OUT.pdf [--json]');
+      throw new UsageError(USAGE);
   }
 }
 
@@ -62,7 +168,7 @@ main(process.argv.slice(2)).catch((e: unknown) => {
   if (e instanceof RenderError) {
     process.stderr.write(`${e.code}: ${e.message}\n`);
     for (const issue of e.issues.slice(1, 20)) process.stderr.write(`  ${issue.path || '(root)'}: ${issue.message}\n`);
-  } else if (e instanceof UsageError) {
+  } else if (e instanceof UsageError || e instanceof ConfigError) {
     process.stderr.write(`${e.message}\n`);
   } else {
     process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);

@@ -1,0 +1,59 @@
+/**
+ * The HTTP application (Hono): middleware and routes, over services handed in. No listening, no
+ * process state: server.ts owns those, tests build apps on temporary data dirs.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import type { Db } from '../db/open.ts';
+import type { Config } from './config.ts';
+import { ApiError, errorHandler, notFound } from './errors.ts';
+import { requestLog, type Logger } from './logger.ts';
+import { apiKeyAuth } from './middleware/api-key-auth.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
+import type { RenderPool } from './render/pool.ts';
+import { cdnRoutes } from './routes/cdn.ts';
+import { pdfRoutes } from './routes/pdf.ts';
+import { newRouter } from './routes/router.ts';
+import { systemRoutes } from './routes/system.ts';
+import type { FileStore } from './services/files.ts';
+
+/** Variables the middleware sets for handlers. */
+export interface AppEnv {
+  Variables: {
+    teamId: string;
+    keyId: string;
+  };
+}
+
+/** Everything routes need; built by server.ts. */
+export interface Services {
+  config: Config;
+  db: Db;
+  pool: RenderPool;
+  files: FileStore;
+  log: Logger;
+}
+
+export function createApp(s: Services): OpenAPIHono<AppEnv> {
+  const app = newRouter();
+  app.onError(errorHandler((err) => s.log.error({ err }, 'unhandled error')));
+  app.notFound(notFound);
+  app.use('*', requestLog(s.log));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: s.config.maxBodyBytes,
+      onError: () => {
+        throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `the request body is larger than ${s.config.maxBodyBytes} bytes`);
+      },
+    }),
+  );
+  systemRoutes(app);
+  app.route('/cdn', cdnRoutes(s));
+
+  const v1 = newRouter();
+  v1.use('*', apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit }));
+  v1.route('/pdf', pdfRoutes(s));
+  app.route('/v1', v1);
+  return app;
+}

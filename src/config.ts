@@ -1,0 +1,103 @@
+/**
+ * Configuration from environment variables (DESIGN §3), validated at start: a bad value stops
+ * start-up with a message naming the variable.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+/** The validated configuration of one server. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** {base_url}, without a trailing slash. */
+  publicUrl: string;
+  /** {cdn_url}: prefix of every signed file URL, without a trailing slash. */
+  cdnUrl: string;
+  /** HMAC key of signed URLs and key material for encrypting stored secrets. */
+  secret: string;
+  seedDemo: boolean;
+  renderThreads: number;
+  jobConcurrency: number;
+  /** Requests per minute per API key. */
+  rateLimit: number;
+  /** Webhook retry delays in milliseconds (§6.4). */
+  webhookRetryDelays: number[];
+  webhookAllowPrivate: boolean;
+  maxBodyBytes: number;
+}
+
+/** Thrown when a variable is invalid; the message names it. */
+export class ConfigError extends Error {}
+
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const url = z
+  .string()
+  .url()
+  .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
+  .transform((u) => u.replace(/\/+$/, ''));
+
+const envSchema = z.object({
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PLATEN_DATA_DIR: z.string().min(1).default('./data'),
+  PLATEN_PUBLIC_URL: url.optional(),
+  PLATEN_CDN_URL: url.optional(),
+  PLATEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  PLATEN_SEED_DEMO: bool.default(true),
+  PLATEN_RENDER_THREADS: int(1, 256).optional(),
+  PLATEN_JOB_CONCURRENCY: int(1, 10_000).optional(),
+  PLATEN_RATE_LIMIT: int(1, 1_000_000).default(600),
+  PLATEN_WEBHOOK_RETRY_DELAYS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'must be comma-separated milliseconds such as 1000,5000,30000')
+    .default('1000,5000,30000')
+    .transform((s) => s.split(',').map(Number)),
+  PLATEN_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  PLATEN_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+});
+
+/**
+ * Read and validate the configuration.
+ * @throws ConfigError naming every bad variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.PLATEN_DATA_DIR);
+  const publicUrl = e.PLATEN_PUBLIC_URL ?? `http://localhost:${e.PORT}`;
+  const renderThreads = e.PLATEN_RENDER_THREADS ?? availableParallelism();
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    publicUrl,
+    cdnUrl: e.PLATEN_CDN_URL ?? `${publicUrl}/cdn`,
+    secret: e.PLATEN_SECRET ?? generatedSecret(dataDir),
+    seedDemo: e.PLATEN_SEED_DEMO,
+    renderThreads,
+    jobConcurrency: e.PLATEN_JOB_CONCURRENCY ?? 2 * renderThreads,
+    rateLimit: e.PLATEN_RATE_LIMIT,
+    webhookRetryDelays: e.PLATEN_WEBHOOK_RETRY_DELAYS,
+    webhookAllowPrivate: e.PLATEN_WEBHOOK_ALLOW_PRIVATE,
+    maxBodyBytes: e.PLATEN_MAX_BODY_BYTES,
+  };
+}
+
+/** The secret generated once into the data dir (mode 0600) when PLATEN_SECRET is not set. */
+function generatedSecret(dataDir: string): string {
+  const file = join(dataDir, 'secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('hex');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  return secret;
+}

@@ -1,0 +1,51 @@
+/**
+ * Worker threads that render PDFs (DESIGN §2: rendering never blocks the event loop). Sized by
+ * PLATEN_RENDER_THREADS; shared by synchronous requests and queued jobs.
+ */
+import { Piscina } from 'piscina';
+import type { RenderOutcome, RenderTask } from './task.ts';
+
+/** A failed render, with the engine's error code and the path of the fault. */
+export class RenderFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly path?: string,
+  ) {
+    super(message);
+    this.name = 'RenderFailure';
+  }
+}
+
+export class RenderPool {
+  private readonly pool: Piscina;
+
+  constructor(threads: number) {
+    this.pool = new Piscina({
+      filename: new URL('./worker.mjs', import.meta.url).href,
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: 60_000,
+    });
+  }
+
+  /**
+   * Render `definition` with `data` on a worker thread.
+   * @throws RenderFailure when the engine refuses or fails.
+   */
+  async render(definition: unknown, data: unknown, now: Date = new Date()): Promise<{ pdf: Buffer; pages: number }> {
+    const task: RenderTask = { definition, data, now: now.getTime() };
+    const out = (await this.pool.run(task)) as RenderOutcome;
+    if (!out.ok) throw new RenderFailure(out.code, out.message, out.path);
+    return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), pages: out.pages };
+  }
+
+  /** Threads in the pool. */
+  get threads(): number {
+    return this.pool.threads.length;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

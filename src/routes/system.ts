@@ -1,0 +1,37 @@
+/** Unauthenticated routes: GET /healthz, GET /openapi.json, GET /docs. */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../app.ts';
+
+const DOCS_HTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Platen API</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:920px;margin:2rem auto;padding:0 1rem;color:#1f2933}
+h1{color:#1f4e79}h2{margin-top:2rem;border-bottom:1px solid #d9e2ec}code,pre{background:#f3f6f9;padding:.1em .3em;border-radius:3px}
+.m{display:inline-block;min-width:4.5em;font-weight:700;color:#1f4e79}table{border-collapse:collapse}td{padding:.15em .6em .15em 0;vertical-align:top}</style></head>
+<body><h1>Platen API</h1><p>Every /v1 endpoint needs the <code>x-api-key</code> header. Machine-readable spec: <a href="/openapi.json">/openapi.json</a>.</p>
+<div id="ops">Loading…</div>
+<script>
+fetch('/openapi.json').then(r => r.json()).then(spec => {
+  const esc = s => String(s ?? '').replace(/[&<>"]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
+  const ref = s => s && s.$ref ? spec.components.schemas[s.$ref.split('/').pop()] : s;
+  let html = '';
+  for (const [path, ops] of Object.entries(spec.paths)) for (const [method, op] of Object.entries(ops)) {
+    html += '<h2><span class="m">' + method.toUpperCase() + '</span> <code>' + esc(path) + '</code></h2><p>' + esc(op.summary) + '</p>';
+    const body = ref(op.requestBody?.content?.['application/json']?.schema);
+    if (body?.properties) { html += '<h3>Body</h3><table>'; for (const [k, v] of Object.entries(body.properties)) html += '<tr><td><code>' + esc(k) + '</code></td><td>' + esc(v.type ?? '') + ((body.required||[]).includes(k) ? ' (required)' : '') + '</td><td>' + esc(v.description ?? '') + '</td></tr>'; html += '</table>'; }
+    for (const p of op.parameters ?? []) html += '<div><code>' + esc(p.in) + ' ' + esc(p.name) + '</code> ' + esc(p.schema?.type) + '</div>';
+    html += '<h3>Responses</h3><table>'; for (const [code, r] of Object.entries(op.responses)) html += '<tr><td>' + esc(code) + '</td><td>' + esc(r.description) + '</td></tr>'; html += '</table>';
+  }
+  document.getElementById('ops').innerHTML = html;
+});
+</script></body></html>`;
+
+export function systemRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Platen API', version: '1.0.0', description: 'PDF generation from JSON templates and data.' },
+  });
+  app.get('/docs', (c) => c.html(DOCS_HTML));
+}

@@ -1,0 +1,44 @@
+/** Request and response schemas of PDF generation (spec §2.1, §2.3). */
+import { z } from '@hono/zod-openapi';
+import { jsonObject } from './common.ts';
+
+export const PDF_VARIANTS = ['pdf/a-1b', 'pdf/a-2b', 'pdf/a-3b'] as const;
+
+/** §2.1: every field rule, checked before anything else happens. */
+export const createPdfBody = z
+  .object({
+    template_id: z.string().length(12, 'must be a 12-character template id').openapi({ example: 'Xy12Ab34Cd56' }),
+    data: jsonObject.openapi({ description: 'key-value pairs merged into the template', example: { customer: { name: 'Ada' } } }),
+    export_type: z.enum(['url', 'binary']).default('url'),
+    expiration: z.number().int('must be a whole number of seconds').min(60).max(604800).default(86400).openapi({ description: 'seconds the URL stays valid (url export only)' }),
+    filename: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[A-Za-z0-9_.-]+$/, 'only letters, digits, "_", "-" and "." are allowed')
+      .refine((f) => !/\.pdf$/i.test(f), 'leave out the .pdf extension; it is added')
+      .default('document'),
+    store_s3: z.boolean().default(false),
+    s3_filepath: z.string().max(500).optional(),
+    s3_bucket: z
+      .string()
+      .min(3)
+      .max(63)
+      .regex(/^[a-z0-9][a-z0-9.-]*[a-z0-9]$/, 'must be a lowercase bucket name (a-z, 0-9, "." and "-")')
+      .optional(),
+    pdf_variant: z.enum(PDF_VARIANTS).optional(),
+    version: z.string().min(1).max(50).optional().openapi({ description: 'a version number (as a string) or a tag; default: the draft' }),
+  })
+  .strict()
+  .openapi('CreatePdfRequest');
+
+export type CreatePdfBody = z.infer<typeof createPdfBody>;
+
+export const urlResult = z
+  .object({
+    url: z.string().url(),
+    filename: z.string().openapi({ example: 'document.pdf' }),
+    credits_remaining: z.number().int(),
+    expires_in: z.number().int(),
+  })
+  .openapi('PdfUrlResult');

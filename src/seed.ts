@@ -1,0 +1,38 @@
+/**
+ * The demo seed (DESIGN §3): on an empty database, a "Demo" team with 100 credits, one API key
+ * (shown once) and every example in examples/ stored as a template.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/open.ts';
+import { teams } from '../db/schema.ts';
+import { createTemplate } from './services/templates.ts';
+import { createTeam } from './services/teams.ts';
+
+export const EXAMPLES_DIR = fileURLToPath(new URL('../examples/', import.meta.url));
+
+export interface Seeded {
+  teamId: string;
+  apiKey: string;
+  templates: { name: string; id: string }[];
+}
+
+/** Seed when the database has no team; otherwise do nothing and return null. */
+export function seedDemo(db: Db, examplesDir = EXAMPLES_DIR): Seeded | null {
+  const count = db.select({ n: sql<number>`count(*)` }).from(teams).get()!.n;
+  if (count > 0) return null;
+  return db.transaction(() => {
+    const { teamId, apiKey } = createTeam(db, 'Demo', 100);
+    const templates = readdirSync(examplesDir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort()
+      .map((name) => {
+        const definition = JSON.parse(readFileSync(join(examplesDir, name, 'template.json'), 'utf8'));
+        return { name, id: createTemplate(db, teamId, { name, type: 'pdf', definition }).id };
+      });
+    return { teamId, apiKey, templates };
+  });
+}

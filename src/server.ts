@@ -1,0 +1,62 @@
+/**
+ * Starting and stopping the service: database, demo seed, render pool, file sweeper, HTTP server.
+ */
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { openDatabase } from '../db/open.ts';
+import { createApp, type Services } from './app.ts';
+import type { Config } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { RenderPool } from './render/pool.ts';
+import { seedDemo, type Seeded } from './seed.ts';
+import { FileStore } from './services/files.ts';
+
+export interface RunningServer {
+  /** http://host:port of the listening socket. */
+  url: string;
+  port: number;
+  services: Services;
+  /** What the demo seed created on this start, or null. */
+  seeded: Seeded | null;
+  close(): Promise<void>;
+}
+
+const SWEEP_INTERVAL_MS = 60_000;
+
+export async function startServer(config: Config, log: Logger = createLogger()): Promise<RunningServer> {
+  const db = openDatabase(join(config.dataDir, 'platen.db'));
+  const seeded = config.seedDemo ? seedDemo(db) : null;
+  const pool = new RenderPool(config.renderThreads);
+  const files = new FileStore(db, config.dataDir, config.cdnUrl, config.secret);
+  const services: Services = { config, db, pool, files, log };
+  const app = createApp(services);
+
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+  });
+  const port = (server.address() as AddressInfo).port;
+  const sweeper = setInterval(() => {
+    try {
+      const n = files.sweep();
+      if (n > 0) log.info({ deleted: n }, 'expired files deleted');
+    } catch (err) {
+      log.error({ err }, 'file sweep failed');
+    }
+  }, SWEEP_INTERVAL_MS);
+  sweeper.unref();
+  log.info({ port, threads: config.renderThreads }, 'platen listening');
+
+  return {
+    url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
+    port,
+    services,
+    seeded,
+    async close() {
+      clearInterval(sweeper);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool.close();
+      db.$client.close();
+    },
+  };
+}

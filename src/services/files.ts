@@ -1,0 +1,82 @@
+/**
+ * Generated files on local disk, served by the service itself through signed, expiring URLs
+ * (spec §1, §2.3; DESIGN §4):
+ *   {cdn_url}/<opaque id>/<filename>.pdf?expires=<unix s>&signature=<hex>
+ * The signature is HMAC-SHA256 with PLATEN_SECRET over "<id>/<filename>\n<expires>"; it is checked
+ * in constant time. A sweeper deletes each file once its last URL has expired.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { and, eq, lt } from 'drizzle-orm';
+import type { Db } from '../../db/open.ts';
+import { generatedFiles } from '../../db/schema.ts';
+
+export interface StoredFile {
+  url: string;
+  /** Unix seconds at which the URL stops working. */
+  expiresAt: number;
+}
+
+export class FileStore {
+  private readonly dir: string;
+
+  constructor(
+    private readonly db: Db,
+    dataDir: string,
+    private readonly cdnUrl: string,
+    private readonly secret: string,
+  ) {
+    this.dir = join(dataDir, 'files');
+    mkdirSync(this.dir, { recursive: true });
+  }
+
+  /** Store a PDF for `expiresIn` seconds and return its signed URL. `filename` includes ".pdf". */
+  save(teamId: string, filename: string, pdf: Buffer, expiresIn: number, now = new Date()): StoredFile {
+    const id = randomBytes(16).toString('hex');
+    const path = this.pathOf(id);
+    // Write then rename, so a crash never leaves a half-written file behind a valid URL.
+    writeFileSync(`${path}.tmp`, pdf);
+    renameSync(`${path}.tmp`, path);
+    const expiresAt = Math.floor(now.getTime() / 1000) + expiresIn;
+    this.db.insert(generatedFiles).values({ id, teamId, filename, bytes: pdf.length, createdAt: now.toISOString(), expiresAt }).run();
+    return { url: this.signedUrl(id, filename, expiresAt), expiresAt };
+  }
+
+  signedUrl(id: string, filename: string, expiresAt: number): string {
+    return `${this.cdnUrl}/${id}/${encodeURIComponent(filename)}?expires=${expiresAt}&signature=${this.sign(id, filename, expiresAt)}`;
+  }
+
+  private sign(id: string, filename: string, expiresAt: number): string {
+    return createHmac('sha256', this.secret).update(`${id}/${filename}\n${expiresAt}`).digest('hex');
+  }
+
+  /**
+   * The file's path when the URL is genuine and unexpired and the file still exists; else null.
+   * `expires` and `signature` are the raw query values.
+   */
+  resolve(id: string, filename: string, expires: string | undefined, signature: string | undefined, now = new Date()): string | null {
+    if (!/^[0-9a-f]{32}$/.test(id) || !expires || !/^\d{1,12}$/.test(expires) || !signature || !/^[0-9a-f]{64}$/.test(signature)) return null;
+    const expiresAt = Number(expires);
+    const expected = Buffer.from(this.sign(id, filename, expiresAt), 'hex');
+    if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return null;
+    if (expiresAt <= Math.floor(now.getTime() / 1000)) return null;
+    const row = this.db.select({ id: generatedFiles.id }).from(generatedFiles).where(and(eq(generatedFiles.id, id), eq(generatedFiles.filename, filename))).get();
+    return row ? this.pathOf(id) : null;
+  }
+
+  /** Delete files whose URLs have all expired. @returns how many were deleted. */
+  sweep(now = new Date()): number {
+    const cutoff = Math.floor(now.getTime() / 1000);
+    const expired = this.db.select({ id: generatedFiles.id }).from(generatedFiles).where(lt(generatedFiles.expiresAt, cutoff)).all();
+    for (const { id } of expired) {
+      rmSync(this.pathOf(id), { force: true });
+      this.db.delete(generatedFiles).where(eq(generatedFiles.id, id)).run();
+    }
+    return expired.length;
+  }
+
+  private pathOf(id: string): string {
+    return join(this.dir, `${id}.pdf`);
+  }
+}
