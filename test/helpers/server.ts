@@ -1,0 +1,71 @@
+/**
+ * A real Platen server for API tests: a temporary data dir, a loopback port, real SQLite, real
+ * worker threads. `api()` sends JSON with a key; `team()` makes a team with credits and a key.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+import { createTemplate } from '../../src/services/templates.ts';
+import { createTeam } from '../../src/services/teams.ts';
+
+export interface TestServer {
+  server: RunningServer;
+  url: string;
+  dataDir: string;
+  /** Make a team with `credits` and return its id and API key. */
+  team(credits?: number, name?: string): { teamId: string; apiKey: string };
+  /** Store a template for a team directly (no HTTP). */
+  template(teamId: string, definition: unknown, type?: 'pdf' | 'image', name?: string): string;
+  /** fetch() relative to the server. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** JSON request with x-api-key. `body` is JSON-encoded unless it is a string. */
+  api(method: string, path: string, apiKey: string | null, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Start a server. `env` overrides configuration variables (PLATEN_RATE_LIMIT, ...). */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platen-api-'));
+  const config: Config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PLATEN_DATA_DIR: dataDir,
+    PLATEN_SEED_DEMO: 'false',
+    PLATEN_RENDER_THREADS: '2',
+    ...env,
+  });
+  const server = await startServer(config, createLogger('silent'));
+  const url = server.url;
+  const db = server.services.db;
+  return {
+    server,
+    url,
+    dataDir,
+    team(credits = 10, name = 'Test team') {
+      return createTeam(db, name, credits);
+    },
+    template(teamId, definition, type = 'pdf', name = 'test') {
+      return createTemplate(db, teamId, { name, type, definition }).id;
+    },
+    fetch(path, init) {
+      return fetch(`${url}${path}`, init);
+    },
+    api(method, path, apiKey, body, headers = {}) {
+      const h: Record<string, string> = { ...headers };
+      if (apiKey !== null) h['x-api-key'] = apiKey;
+      let payload: string | undefined;
+      if (body !== undefined) {
+        h['content-type'] ??= 'application/json';
+        payload = typeof body === 'string' ? body : JSON.stringify(body);
+      }
+      return fetch(`${url}${path}`, { method, headers: h, body: payload });
+    },
+    async close() {
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
