@@ -91,3 +91,68 @@ export const generatedFiles = sqliteTable(
   },
   (t) => [index('generated_files_expiry').on(t.expiresAt)],
 );
+
+/**
+ * Queued generations (spec §2.5, §3). The job keeps everything needed to run it again after a
+ * crash: the definition chosen at request time and the data. The webhook secret is stored
+ * encrypted (AES-256-GCM, src/services/secrets.ts).
+ */
+export const jobs = sqliteTable(
+  'jobs',
+  {
+    id: text('id').primaryKey(),
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['pending', 'processing', 'completed', 'failed'] }).notNull(),
+    templateId: text('template_id').notNull(),
+    /** The definition resolved at request time (draft, version or tag), JSON. */
+    definition: text('definition').notNull(),
+    /** The request's data, JSON. */
+    data: text('data').notNull(),
+    exportType: text('export_type').notNull().default('url'),
+    filename: text('filename').notNull(),
+    expiration: integer('expiration').notNull(),
+    storeS3: integer('store_s3', { mode: 'boolean' }).notNull().default(false),
+    s3Filepath: text('s3_filepath'),
+    s3Bucket: text('s3_bucket'),
+    pdfVariant: text('pdf_variant'),
+    webhookUrl: text('webhook_url'),
+    webhookSecretEnc: text('webhook_secret_enc'),
+    /** How many times a worker has started this job (a crash mid-render starts it again). */
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+    completedAt: text('completed_at'),
+    resultUrl: text('result_url'),
+    resultFilename: text('result_filename'),
+    resultExpiresAt: text('result_expires_at'),
+    resultS3Bucket: text('result_s3_bucket'),
+    resultS3Key: text('result_s3_key'),
+    errorMessage: text('error_message'),
+    errorCode: text('error_code'),
+  },
+  (t) => [index('jobs_team_created').on(t.teamId, t.createdAt), index('jobs_status').on(t.status, t.createdAt)],
+);
+
+/**
+ * Webhook notifications (spec §6): one row per resolved job with a webhook_url. The body is
+ * stored as sent, so every attempt carries the same bytes; retries survive a restart.
+ */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    jobId: text('job_id').notNull().references(() => jobs.id, { onDelete: 'cascade' }),
+    event: text('event', { enum: ['pdf.completed', 'pdf.failed'] }).notNull(),
+    url: text('url').notNull(),
+    body: text('body').notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    /** Unix milliseconds of the next attempt while pending. */
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('webhook_deliveries_job').on(t.jobId), index('webhook_deliveries_due').on(t.status, t.nextAttemptAt)],
+);

@@ -11,11 +11,17 @@ import { requestLog, type Logger } from './logger.ts';
 import { apiKeyAuth } from './middleware/api-key-auth.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import type { RenderPool } from './render/pool.ts';
+import { accountRoutes } from './routes/account.ts';
 import { cdnRoutes } from './routes/cdn.ts';
+import { jobRoutes } from './routes/jobs.ts';
 import { pdfRoutes } from './routes/pdf.ts';
 import { newRouter } from './routes/router.ts';
 import { systemRoutes } from './routes/system.ts';
+import { templateRoutes } from './routes/templates.ts';
+import type { JobRunner } from './jobs/runner.ts';
 import type { FileStore } from './services/files.ts';
+import type { SecretBox } from './services/secrets.ts';
+import type { WebhookDeliverer } from './webhooks/deliverer.ts';
 
 /** Variables the middleware sets for handlers. */
 export interface AppEnv {
@@ -32,6 +38,9 @@ export interface Services {
   pool: RenderPool;
   files: FileStore;
   log: Logger;
+  secrets: SecretBox;
+  runner: JobRunner;
+  deliverer: WebhookDeliverer;
 }
 
 export function createApp(s: Services): OpenAPIHono<AppEnv> {
@@ -54,6 +63,9 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   const v1 = newRouter();
   v1.use('*', apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit }));
   v1.route('/pdf', pdfRoutes(s));
+  v1.route('/pdf', jobRoutes(s));
+  v1.route('/templates', templateRoutes(s));
+  v1.route('/account', accountRoutes(s));
   app.route('/v1', v1);
   return app;
 }

@@ -17,6 +17,9 @@ export interface Config {
   publicUrl: string;
   /** {cdn_url}: prefix of every signed file URL, without a trailing slash. */
   cdnUrl: string;
+  /** publicUrl / cdnUrl were not set and follow the listening port (which PORT=0 picks at start). */
+  publicUrlFromPort: boolean;
+  cdnUrlFromPublic: boolean;
   /** HMAC key of signed URLs and key material for encrypting stored secrets. */
   secret: string;
   seedDemo: boolean;
@@ -28,6 +31,8 @@ export interface Config {
   webhookRetryDelays: number[];
   webhookAllowPrivate: boolean;
   maxBodyBytes: number;
+  /** Days a finished job row is kept (at least 7, the longest URL lifetime, so files expire first). */
+  jobRetentionDays: number;
 }
 
 /** Thrown when a variable is invalid; the message names it. */
@@ -59,6 +64,7 @@ const envSchema = z.object({
     .transform((s) => s.split(',').map(Number)),
   PLATEN_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   PLATEN_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  PLATEN_JOB_RETENTION_DAYS: int(7, 36500).default(30),
 });
 
 /**
@@ -81,6 +87,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     publicUrl,
     cdnUrl: e.PLATEN_CDN_URL ?? `${publicUrl}/cdn`,
+    publicUrlFromPort: e.PLATEN_PUBLIC_URL === undefined,
+    cdnUrlFromPublic: e.PLATEN_CDN_URL === undefined,
     secret: e.PLATEN_SECRET ?? generatedSecret(dataDir),
     seedDemo: e.PLATEN_SEED_DEMO,
     renderThreads,
@@ -89,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryDelays: e.PLATEN_WEBHOOK_RETRY_DELAYS,
     webhookAllowPrivate: e.PLATEN_WEBHOOK_ALLOW_PRIVATE,
     maxBodyBytes: e.PLATEN_MAX_BODY_BYTES,
+    jobRetentionDays: e.PLATEN_JOB_RETENTION_DAYS,
   };
 }
 

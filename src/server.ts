@@ -10,7 +10,11 @@ import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { RenderPool } from './render/pool.ts';
 import { seedDemo, type Seeded } from './seed.ts';
+import { JobRunner } from './jobs/runner.ts';
 import { FileStore } from './services/files.ts';
+import { deleteOldJobs } from './services/jobs.ts';
+import { SecretBox } from './services/secrets.ts';
+import { WebhookDeliverer } from './webhooks/deliverer.ts';
 
 export interface RunningServer {
   /** http://host:port of the listening socket. */
@@ -28,23 +32,35 @@ export async function startServer(config: Config, log: Logger = createLogger()):
   const db = openDatabase(join(config.dataDir, 'platen.db'));
   const seeded = config.seedDemo ? seedDemo(db) : null;
   const pool = new RenderPool(config.renderThreads);
-  const files = new FileStore(db, config.dataDir, config.cdnUrl, config.secret);
-  const services: Services = { config, db, pool, files, log };
+  const files = new FileStore(db, config.dataDir, config, config.secret);
+  const secrets = new SecretBox(config.secret);
+  const deliverer = new WebhookDeliverer(db, secrets, log, { retryDelays: config.webhookRetryDelays, allowPrivate: config.webhookAllowPrivate });
+  const runner = new JobRunner({ db, pool, files, log, onResolved: () => deliverer.kick() }, config.jobConcurrency);
+  const services: Services = { config, db, pool, files, log, secrets, runner, deliverer };
   const app = createApp(services);
 
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
   });
   const port = (server.address() as AddressInfo).port;
-  const sweeper = setInterval(() => {
+  if (config.port === 0 && config.publicUrlFromPort) {
+    config.publicUrl = `http://localhost:${port}`;
+    if (config.cdnUrlFromPublic) config.cdnUrl = `${config.publicUrl}/cdn`;
+  }
+  const sweep = () => {
     try {
       const n = files.sweep();
-      if (n > 0) log.info({ deleted: n }, 'expired files deleted');
+      const old = deleteOldJobs(db, new Date(Date.now() - config.jobRetentionDays * 86_400_000));
+      if (n + old > 0) log.info({ files: n, jobs: old }, 'expired files and old jobs deleted');
     } catch (err) {
-      log.error({ err }, 'file sweep failed');
+      log.error({ err }, 'sweep failed');
     }
-  }, SWEEP_INTERVAL_MS);
+  };
+  const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweeper.unref();
+  // Jobs and webhook deliveries a previous run left unfinished.
+  runner.start();
+  deliverer.kick();
   log.info({ port, threads: config.renderThreads }, 'platen listening');
 
   return {
@@ -55,6 +71,8 @@ export async function startServer(config: Config, log: Logger = createLogger()):
     async close() {
       clearInterval(sweeper);
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      deliverer.stop();
+      await runner.stop();
       await pool.close();
       db.$client.close();
     },

@@ -21,10 +21,11 @@ export interface StoredFile {
 export class FileStore {
   private readonly dir: string;
 
+  /** `urls.cdnUrl` is read at each use: the server may learn its port after building the store. */
   constructor(
     private readonly db: Db,
     dataDir: string,
-    private readonly cdnUrl: string,
+    private readonly urls: { readonly cdnUrl: string },
     private readonly secret: string,
   ) {
     this.dir = join(dataDir, 'files');
@@ -44,7 +45,7 @@ export class FileStore {
   }
 
   signedUrl(id: string, filename: string, expiresAt: number): string {
-    return `${this.cdnUrl}/${id}/${encodeURIComponent(filename)}?expires=${expiresAt}&signature=${this.sign(id, filename, expiresAt)}`;
+    return `${this.urls.cdnUrl}/${id}/${encodeURIComponent(filename)}?expires=${expiresAt}&signature=${this.sign(id, filename, expiresAt)}`;
   }
 
   private sign(id: string, filename: string, expiresAt: number): string {

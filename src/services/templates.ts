@@ -66,8 +66,9 @@ export function getTemplate(db: Db, teamId: string, id: string): TemplateRow {
   return row;
 }
 
+/** A page of the team's templates, newest first (rowid breaks ties within a millisecond: ids are random). */
 export function listTemplates(db: Db, teamId: string, limit: number, offset: number) {
-  const rows = db.select().from(templates).where(eq(templates.teamId, teamId)).orderBy(desc(templates.createdAt), desc(templates.id)).limit(limit).offset(offset).all();
+  const rows = db.select().from(templates).where(eq(templates.teamId, teamId)).orderBy(desc(templates.createdAt), desc(sql`rowid`)).limit(limit).offset(offset).all();
   const total = db.select({ n: sql<number>`count(*)` }).from(templates).where(eq(templates.teamId, teamId)).get()!.n;
   return { templates: rows.map((r) => toTemplateJson(r, false)), total };
 }

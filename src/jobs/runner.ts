@@ -1,0 +1,78 @@
+/**
+ * Runs queued jobs (spec §3): p-queue bounds how many are in flight (PLATEN_JOB_CONCURRENCY) on the
+ * same render pool as synchronous requests. The database is the queue's memory: on start, jobs a
+ * crash left pending or processing are queued again, so an accepted job is never lost.
+ */
+import PQueue from 'p-queue';
+import type { Db } from '../../db/open.ts';
+import type { Logger } from '../logger.ts';
+import { RenderFailure, type RenderPool } from '../render/pool.ts';
+import type { FileStore } from '../services/files.ts';
+import { claimJob, completeJob, failJob, recoverJobs } from '../services/jobs.ts';
+
+export interface RunnerDeps {
+  db: Db;
+  pool: RenderPool;
+  files: FileStore;
+  log: Logger;
+  /** Called when a job reaches a terminal state (to deliver its webhook). */
+  onResolved: () => void;
+}
+
+export class JobRunner {
+  private readonly queue: PQueue;
+
+  constructor(
+    private readonly deps: RunnerDeps,
+    concurrency: number,
+  ) {
+    this.queue = new PQueue({ concurrency });
+  }
+
+  /** Queue every job the database holds as pending (after recovering those left processing). */
+  start(): number {
+    const ids = recoverJobs(this.deps.db);
+    for (const id of ids) this.enqueue(id);
+    if (ids.length > 0) this.deps.log.info({ jobs: ids.length }, 'queued jobs recovered');
+    return ids.length;
+  }
+
+  enqueue(id: string): void {
+    this.queue.add(() => this.run(id)).catch((err) => this.deps.log.error({ err, job: id }, 'job runner failed'));
+  }
+
+  /** Jobs waiting plus running. */
+  get size(): number {
+    return this.queue.size + this.queue.pending;
+  }
+
+  /** Wait until every queued job has run. */
+  idle(): Promise<void> {
+    return this.queue.onIdle();
+  }
+
+  /** Stop starting jobs and wait for the running ones (waiting ones stay pending in the database). */
+  async stop(): Promise<void> {
+    this.queue.pause();
+    this.queue.clear();
+    await this.queue.onPendingZero();
+  }
+
+  private async run(id: string): Promise<void> {
+    const { db, pool, files, log } = this.deps;
+    const job = claimJob(db, id);
+    if (!job) return;
+    try {
+      const { pdf } = await pool.render(JSON.parse(job.definition), JSON.parse(job.data));
+      const filename = `${job.filename}.pdf`;
+      const stored = files.save(job.teamId, filename, pdf, job.expiration);
+      completeJob(db, job, { url: stored.url, filename, expiresAt: stored.expiresAt });
+    } catch (e) {
+      const code = e instanceof RenderFailure ? (e.code === 'RENDER_ERROR' ? 'RENDER_ERROR' : e.code) : 'RENDER_ERROR';
+      const message = e instanceof RenderFailure ? e.message : 'rendering failed';
+      if (!(e instanceof RenderFailure)) log.error({ err: e, job: id }, 'job failed unexpectedly');
+      failJob(db, job, code, message);
+    }
+    this.deps.onResolved();
+  }
+}

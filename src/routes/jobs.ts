@@ -1,0 +1,81 @@
+/** Queued generation (spec §4.2-§4.4): create-async, one job, the job list. */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv, Services } from '../app.ts';
+import { validationError } from '../errors.ts';
+import { errorBody } from '../schemas/common.ts';
+import { asyncCreated, createAsyncBody, jobList, jobListQuery, jobRecord } from '../schemas/jobs.ts';
+import { checkRequest } from '../services/generate.ts';
+import { getJob, insertJob, listJobs, toJobJson } from '../services/jobs.ts';
+import { webhookUrlProblem } from '../services/network.ts';
+import { newRouter } from './router.ts';
+
+const error = (description: string) => ({ description, content: { 'application/json': { schema: errorBody } } });
+
+const createAsync = createRoute({
+  method: 'post',
+  path: '/create-async',
+  summary: 'Queue a PDF generation (spec §4.2)',
+  security: [{ apiKey: [] }],
+  request: { body: { required: true, content: { 'application/json': { schema: createAsyncBody } } } },
+  responses: {
+    202: { description: 'queued; poll GET /v1/pdf/jobs/{job_id} or wait for the webhook', content: { 'application/json': { schema: asyncCreated } } },
+    400: error('invalid request'),
+    401: error('missing or invalid API key'),
+    402: error('no credits left'),
+    403: error('template of another team'),
+    404: error('unknown template or version'),
+    429: error('rate limit hit'),
+  },
+});
+
+const getOne = createRoute({
+  method: 'get',
+  path: '/jobs/{job_id}',
+  summary: 'A job record (spec §4.3)',
+  security: [{ apiKey: [] }],
+  request: { params: z.object({ job_id: z.string().min(1).max(100) }) },
+  responses: { 200: { description: 'the job', content: { 'application/json': { schema: jobRecord } } }, 404: error('unknown job, or another team\'s') },
+});
+
+const list = createRoute({
+  method: 'get',
+  path: '/jobs',
+  summary: "The caller's team's jobs, newest first (spec §4.4)",
+  security: [{ apiKey: [] }],
+  request: { query: jobListQuery },
+  responses: { 200: { description: 'a page of jobs', content: { 'application/json': { schema: jobList } } }, 400: error('bad limit, offset or status') },
+});
+
+export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
+  const app = newRouter();
+  app.openapi(createAsync, async (c) => {
+    const body = c.req.valid('json');
+    const teamId = c.get('teamId');
+    if (body.webhook_url !== undefined) {
+      const problem = await webhookUrlProblem(body.webhook_url, s.config.webhookAllowPrivate);
+      if (problem) throw validationError([{ path: 'webhook_url', message: problem }]);
+    }
+    const definition = checkRequest(s.db, teamId, { ...body, export_type: 'url' });
+    const { job, creditsRemaining } = insertJob(s.db, teamId, {
+      templateId: body.template_id,
+      definition,
+      data: body.data,
+      filename: body.filename,
+      expiration: body.expiration,
+      storeS3: body.store_s3,
+      s3Filepath: body.s3_filepath,
+      s3Bucket: body.s3_bucket,
+      pdfVariant: body.pdf_variant,
+      webhookUrl: body.webhook_url,
+      webhookSecretEnc: body.webhook_secret !== undefined ? s.secrets.seal(body.webhook_secret) : undefined,
+    });
+    s.runner.enqueue(job.id);
+    return c.json({ job_id: job.id, status: 'pending' as const, credits_remaining: creditsRemaining }, 202);
+  });
+  app.openapi(getOne, (c) => c.json(toJobJson(getJob(s.db, c.get('teamId'), c.req.valid('param').job_id)), 200));
+  app.openapi(list, (c) => {
+    const q = c.req.valid('query');
+    return c.json(listJobs(s.db, c.get('teamId'), q.limit, q.offset, q.status), 200);
+  });
+  return app;
+}

@@ -1,0 +1,168 @@
+/**
+ * Templates of the caller's team (spec §4.5, §9; DESIGN §4): the draft (create, read, edit,
+ * delete), numbered versions that snapshot it, and the data fields it reads. Thin: the work is in
+ * services/templates.ts, which answers 404 TEMPLATE_NOT_FOUND and 403 FORBIDDEN (spec §5).
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv, Services } from '../app.ts';
+import { errorBody, pageQuery } from '../schemas/common.ts';
+import {
+  createTemplateBody,
+  createVersionBody,
+  templateFieldList,
+  templateIdParam,
+  templateJson,
+  templateList,
+  templateVersion,
+  templateVersionList,
+  updateTemplateBody,
+} from '../schemas/templates.ts';
+import { createTemplate, createVersion, deleteTemplate, fieldsOf, getTemplate, listTemplates, listVersions, toTemplateJson, updateTemplate } from '../services/templates.ts';
+import { newRouter } from './router.ts';
+
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorBody } } });
+const common = { 401: errorResponse('missing or invalid API key'), 429: errorResponse('rate limit hit') };
+const ofTemplate = {
+  ...common,
+  403: errorResponse('the template belongs to another team (FORBIDDEN)'),
+  404: errorResponse('no template with this id (TEMPLATE_NOT_FOUND)'),
+};
+const json = <T>(schema: T) => ({ 'application/json': { schema } });
+
+const create = createRoute({
+  method: 'post',
+  path: '/',
+  summary: 'Create a template',
+  description: 'A "pdf" definition is validated against the template DSL; faults answer 400 VALIDATION_ERROR with paths such as `definition.content[0].colr`.',
+  security: [{ apiKey: [] }],
+  request: { body: { required: true, content: json(createTemplateBody) } },
+  responses: {
+    201: { description: 'the template, with its 12-character id', content: json(templateJson) },
+    400: errorResponse('invalid body or definition (VALIDATION_ERROR)'),
+    ...common,
+  },
+});
+
+const list = createRoute({
+  method: 'get',
+  path: '/',
+  summary: 'List the team’s templates, newest first (without definitions)',
+  security: [{ apiKey: [] }],
+  request: { query: pageQuery },
+  responses: {
+    200: { description: 'a page of templates', content: json(templateList) },
+    400: errorResponse('limit or offset out of range (VALIDATION_ERROR)'),
+    ...common,
+  },
+});
+
+const get = createRoute({
+  method: 'get',
+  path: '/{id}',
+  summary: 'Get a template with its draft definition',
+  security: [{ apiKey: [] }],
+  request: { params: templateIdParam },
+  responses: { 200: { description: 'the template', content: json(templateJson) }, ...ofTemplate },
+});
+
+const update = createRoute({
+  method: 'put',
+  path: '/{id}',
+  summary: 'Edit the draft: name, definition or both',
+  description: 'Versions already taken are not changed; renders without `version` use the edited draft.',
+  security: [{ apiKey: [] }],
+  request: { params: templateIdParam, body: { required: true, content: json(updateTemplateBody) } },
+  responses: {
+    200: { description: 'the edited template', content: json(templateJson) },
+    400: errorResponse('invalid body or definition (VALIDATION_ERROR)'),
+    ...ofTemplate,
+  },
+});
+
+const remove = createRoute({
+  method: 'delete',
+  path: '/{id}',
+  summary: 'Delete a template and its versions',
+  security: [{ apiKey: [] }],
+  request: { params: templateIdParam },
+  responses: { 204: { description: 'deleted' }, ...ofTemplate },
+});
+
+const createVersionRoute = createRoute({
+  method: 'post',
+  path: '/{id}/versions',
+  summary: 'Snapshot the draft as the next version (1, 2, ...), optionally tagged',
+  description: 'The tag is 1..50 characters, not all digits, unique within the template (409 TAG_EXISTS).',
+  security: [{ apiKey: [] }],
+  request: { params: templateIdParam, body: { required: false, content: json(createVersionBody) } },
+  responses: {
+    201: { description: 'the new version', content: json(templateVersion) },
+    400: errorResponse('invalid tag (VALIDATION_ERROR)'),
+    409: errorResponse('the tag is taken in this template (TAG_EXISTS)'),
+    ...ofTemplate,
+  },
+});
+
+const versions = createRoute({
+  method: 'get',
+  path: '/{id}/versions',
+  summary: 'List a template’s versions, newest first',
+  security: [{ apiKey: [] }],
+  request: { params: templateIdParam },
+  responses: { 200: { description: 'the versions', content: json(templateVersionList) }, ...ofTemplate },
+});
+
+const fields = createRoute({
+  method: 'get',
+  path: '/{id}/fields',
+  summary: 'The data fields the draft reads',
+  description: 'Names are data paths such as `customer.name` or `items[].qty`; an image template has none.',
+  security: [{ apiKey: [] }],
+  request: { params: templateIdParam },
+  responses: { 200: { description: 'the fields', content: json(templateFieldList) }, ...ofTemplate },
+});
+
+/** The template JSON with the definition typed as the response schema has it. */
+function full(row: Parameters<typeof toTemplateJson>[0]) {
+  return toTemplateJson(row, true) as ReturnType<typeof toTemplateJson> & { definition: Record<string, unknown> };
+}
+
+export function templateRoutes(s: Services): OpenAPIHono<AppEnv> {
+  const app = newRouter();
+  app.openapi(create, (c) => {
+    const body = c.req.valid('json');
+    return c.json(full(createTemplate(s.db, c.get('teamId'), body)), 201);
+  });
+  app.openapi(list, (c) => {
+    const { limit, offset } = c.req.valid('query');
+    const page = listTemplates(s.db, c.get('teamId'), limit, offset);
+    return c.json({ templates: page.templates, total: page.total, limit, offset }, 200);
+  });
+  app.openapi(get, (c) => {
+    const { id } = c.req.valid('param');
+    return c.json(full(getTemplate(s.db, c.get('teamId'), id)), 200);
+  });
+  app.openapi(update, (c) => {
+    const { id } = c.req.valid('param');
+    return c.json(full(updateTemplate(s.db, c.get('teamId'), id, c.req.valid('json'))), 200);
+  });
+  app.openapi(remove, (c) => {
+    const { id } = c.req.valid('param');
+    deleteTemplate(s.db, c.get('teamId'), id);
+    return c.body(null, 204);
+  });
+  app.openapi(createVersionRoute, (c) => {
+    const { id } = c.req.valid('param');
+    const { tag } = c.req.valid('json');
+    return c.json(createVersion(s.db, c.get('teamId'), id, tag), 201);
+  });
+  app.openapi(versions, (c) => {
+    const { id } = c.req.valid('param');
+    return c.json({ versions: listVersions(s.db, c.get('teamId'), id) }, 200);
+  });
+  app.openapi(fields, (c) => {
+    const { id } = c.req.valid('param');
+    return c.json({ fields: fieldsOf(s.db, c.get('teamId'), id) }, 200);
+  });
+  return app;
+}

@@ -1,0 +1,56 @@
+/** Schemas of queued generation (spec §2.2, §2.4, §2.5, §2.6, §4.4). */
+import { z } from '@hono/zod-openapi';
+import { createPdfBody } from './pdf.ts';
+
+/** §2.2: the fields of §2.1, export_type "url" only, plus the webhook. */
+export const createAsyncBody = createPdfBody
+  .extend({
+    export_type: z.enum(['url'], { message: 'only "url" is supported for async jobs' }).default('url'),
+    webhook_url: z.string().min(1).max(2048).optional().openapi({ description: 'public HTTPS URL notified when the job completes or fails' }),
+    webhook_secret: z.string().min(16).max(256).optional().openapi({ description: 'signs webhook payloads with HMAC-SHA256' }),
+  })
+  .strict()
+  .openapi('CreatePdfAsyncRequest');
+
+export type CreateAsyncBody = z.infer<typeof createAsyncBody>;
+
+export const asyncCreated = z
+  .object({
+    job_id: z.string().uuid(),
+    status: z.literal('pending'),
+    credits_remaining: z.number().int(),
+  })
+  .openapi('PdfJobCreated');
+
+export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
+
+export const jobRecord = z
+  .object({
+    id: z.string().uuid(),
+    status: z.enum(JOB_STATUSES),
+    template_id: z.string(),
+    export_type: z.string(),
+    filename: z.string(),
+    store_s3: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    completed_at: z.string().nullable(),
+    result_url: z.string().nullable(),
+    result_filename: z.string().nullable(),
+    result_expires_at: z.string().nullable(),
+    result_s3_bucket: z.string().nullable(),
+    result_s3_key: z.string().nullable(),
+    error_message: z.string().nullable(),
+    error_code: z.string().nullable(),
+  })
+  .openapi('PdfJob');
+
+export const jobListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).default(0),
+  status: z.enum(JOB_STATUSES).optional(),
+});
+
+export const jobList = z
+  .object({ jobs: z.array(jobRecord), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
+  .openapi('PdfJobList');

@@ -1,0 +1,149 @@
+/** Request and response schemas of the templates API (spec §4.5, §9; DESIGN §4). */
+import { z } from '@hono/zod-openapi';
+import { isPlainObject } from './common.ts';
+
+/** Keys that could reach an object's prototype (DESIGN §5): refused anywhere in a definition. */
+const DANGEROUS_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Nesting cap of any definition (pdf or image), checked before the definition is stored, so that
+ * serialising it can never overflow the stack. PDF definitions meet the engine's tighter
+ * `maxDepth` afterwards, with its own message.
+ */
+const MAX_DEFINITION_DEPTH = 256;
+
+/**
+ * A template definition: a JSON object, passed through untouched (no copy, so a `"__proto__"`
+ * key never turns into a prototype), without prototype keys at any depth and nested at most
+ * {@link MAX_DEFINITION_DEPTH} levels. Walked iteratively: a hostile body cannot overflow the stack.
+ */
+export const definitionSchema = z
+  .custom<Record<string, unknown>>((v) => isPlainObject(v), { message: 'must be a JSON object' })
+  .superRefine((def, ctx) => {
+    if (!isPlainObject(def)) return;
+    // Paths are relative to the definition: errors read `definition.content[0].__proto__`.
+    const stack: { value: unknown; path: (string | number)[] }[] = [{ value: def, path: [] }];
+    while (stack.length > 0) {
+      const { value, path } = stack.pop()!;
+      if (value === null || typeof value !== 'object') continue;
+      if (path.length >= MAX_DEFINITION_DEPTH) {
+        ctx.addIssue({ code: 'custom', path: [], message: `the definition is nested deeper than ${MAX_DEFINITION_DEPTH} levels` });
+        return;
+      }
+      if (Array.isArray(value)) {
+        for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i] });
+        continue;
+      }
+      const keys = Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i];
+        if (DANGEROUS_KEYS.has(key)) {
+          ctx.addIssue({ code: 'custom', path: [...path, key], message: `the key "${key}" is not allowed` });
+          continue;
+        }
+        stack.push({ value: (value as Record<string, unknown>)[key], path: [...path, key] });
+      }
+    }
+  })
+  .openapi({
+    type: 'object',
+    additionalProperties: true,
+    description: 'the template definition: the DSL of docs/templates.md for "pdf" templates, any JSON object for "image" templates',
+    example: { content: [{ text: 'Hello {{customer.name}}' }] },
+  });
+
+const templateName = z.string().min(1).max(200).openapi({ example: 'Invoice' });
+const templateType = z.enum(['pdf', 'image']).openapi({ example: 'pdf' });
+
+export const createTemplateBody = z
+  .object({
+    name: templateName,
+    type: templateType,
+    definition: definitionSchema,
+  })
+  .strict()
+  .openapi('CreateTemplateRequest');
+
+export const updateTemplateBody = z
+  .object({
+    name: templateName.optional(),
+    definition: definitionSchema.optional(),
+  })
+  .strict()
+  .refine((b) => b.name !== undefined || b.definition !== undefined, { message: 'give a name, a definition or both' })
+  .openapi('UpdateTemplateRequest');
+
+/**
+ * A version tag: 1..50 characters, not all digits (a numeric tag would be ambiguous with a
+ * version number in the `version` field of a generation request, spec §2.1).
+ */
+export const versionTag = z
+  .string()
+  .min(1)
+  .max(50)
+  .refine((t) => !/^\d+$/.test(t), 'a tag cannot be all digits: it would be read as a version number')
+  .openapi({ example: 'v1.0' });
+
+export const createVersionBody = z
+  .object({ tag: versionTag.optional() })
+  .strict()
+  .openapi('CreateTemplateVersionRequest');
+
+export const templateIdParam = z.object({
+  id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' }, example: 'Xy12Ab34Cd56', description: '12-character template id' }),
+});
+
+const timestamp = z.string().openapi({ example: '2025-01-31T12:00:00.000Z', description: 'ISO 8601 UTC' });
+
+const templateSummaryShape = {
+  id: z.string().openapi({ example: 'Xy12Ab34Cd56' }),
+  name: z.string(),
+  type: templateType,
+  created_at: timestamp,
+  updated_at: timestamp,
+};
+
+export const templateSummary = z.object(templateSummaryShape).openapi('TemplateSummary');
+
+export const templateJson = z
+  .object({
+    id: templateSummaryShape.id,
+    name: templateSummaryShape.name,
+    type: templateType,
+    definition: z.record(z.string(), z.unknown()).openapi({ type: 'object', additionalProperties: true }),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi('Template');
+
+export const templateList = z
+  .object({
+    templates: z.array(templateSummary).openapi({ description: 'newest first; without definitions' }),
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+  })
+  .openapi('TemplateList');
+
+export const templateVersion = z
+  .object({
+    version: z.number().int().openapi({ example: 1 }),
+    tag: z.string().nullable().openapi({ example: 'v1.0' }),
+    created_at: timestamp,
+  })
+  .openapi('TemplateVersion');
+
+export const templateVersionList = z
+  .object({ versions: z.array(templateVersion).openapi({ description: 'newest first' }) })
+  .openapi('TemplateVersionList');
+
+export const templateFieldList = z
+  .object({
+    fields: z.array(
+      z.object({
+        name: z.string().openapi({ example: 'items[].qty', description: 'the data path the caller’s data must have' }),
+        type: z.enum(['string', 'number', 'boolean', 'array', 'object', 'image', 'date', 'unknown']),
+      }),
+    ),
+  })
+  .openapi('TemplateFields');

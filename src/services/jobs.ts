@@ -1,0 +1,200 @@
+/**
+ * Job records and their state moves (spec §2.5, §3). Each move is one transaction with what must
+ * happen alongside it: the debit with the insert, the refund with the move to failed, the webhook
+ * row with the move to a terminal state. Moves are guarded by the state they leave, so a credit is
+ * never taken or refunded twice for one job.
+ */
+import { randomUUID } from 'node:crypto';
+import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import type { Db } from '../../db/open.ts';
+import { creditTransactions, jobs, teams, webhookDeliveries } from '../../db/schema.ts';
+import { ApiError } from '../errors.ts';
+
+export type JobRow = typeof jobs.$inferSelect;
+export type JobStatus = JobRow['status'];
+
+/** What a create-async request decided, ready to store. */
+export interface NewJob {
+  templateId: string;
+  definition: unknown;
+  data: unknown;
+  filename: string;
+  expiration: number;
+  storeS3: boolean;
+  s3Filepath?: string;
+  s3Bucket?: string;
+  pdfVariant?: string;
+  webhookUrl?: string;
+  webhookSecretEnc?: string;
+}
+
+/**
+ * Take one credit and write the job, pending, in one transaction (§3 first row).
+ * @throws ApiError 402 INSUFFICIENT_CREDITS.
+ */
+export function insertJob(db: Db, teamId: string, job: NewJob): { job: JobRow; creditsRemaining: number } {
+  const id = randomUUID();
+  const now = new Date().toISOString();
+  return db.transaction((tx) => {
+    const team = tx
+      .update(teams)
+      .set({ credits: sql`${teams.credits} - 1` })
+      .where(and(eq(teams.id, teamId), sql`${teams.credits} > 0`))
+      .returning({ credits: teams.credits })
+      .get();
+    if (!team) throw new ApiError(402, 'INSUFFICIENT_CREDITS', 'the team has no credits left');
+    const row: typeof jobs.$inferInsert = {
+      id,
+      teamId,
+      status: 'pending',
+      templateId: job.templateId,
+      definition: JSON.stringify(job.definition),
+      data: JSON.stringify(job.data),
+      exportType: 'url',
+      filename: job.filename,
+      expiration: job.expiration,
+      storeS3: job.storeS3,
+      s3Filepath: job.s3Filepath ?? null,
+      s3Bucket: job.s3Bucket ?? null,
+      pdfVariant: job.pdfVariant ?? null,
+      webhookUrl: job.webhookUrl ?? null,
+      webhookSecretEnc: job.webhookSecretEnc ?? null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    tx.insert(jobs).values(row).run();
+    tx.insert(creditTransactions).values({ teamId, delta: -1, reason: 'generation', jobId: id, balanceAfter: team.credits, createdAt: now }).run();
+    return { job: tx.select().from(jobs).where(eq(jobs.id, id)).get()!, creditsRemaining: team.credits };
+  });
+}
+
+/** Move pending -> processing. @returns the job, or undefined if it was not pending. */
+export function claimJob(db: Db, id: string): JobRow | undefined {
+  return db
+    .update(jobs)
+    .set({ status: 'processing', attempts: sql`${jobs.attempts} + 1`, updatedAt: new Date().toISOString() })
+    .where(and(eq(jobs.id, id), eq(jobs.status, 'pending')))
+    .returning()
+    .get();
+}
+
+export interface JobResult {
+  url?: string;
+  filename: string;
+  expiresAt?: number;
+  s3Bucket?: string;
+  s3Key?: string;
+}
+
+/** The pdf.completed / pdf.failed payload (§6.2), serialised once and stored as sent. */
+function webhookBody(job: JobRow, event: 'pdf.completed' | 'pdf.failed', detail: Record<string, unknown>): string {
+  const status = event === 'pdf.completed' ? 'completed' : 'failed';
+  return JSON.stringify({ event, job_id: job.id, status, ...detail });
+}
+
+function queueWebhook(tx: Parameters<Parameters<Db['transaction']>[0]>[0], job: JobRow, event: 'pdf.completed' | 'pdf.failed', body: string, now: string): void {
+  if (!job.webhookUrl) return;
+  tx.insert(webhookDeliveries)
+    .values({ jobId: job.id, event, url: job.webhookUrl, body, status: 'pending', attempts: 0, nextAttemptAt: Date.now(), createdAt: now, updatedAt: now })
+    .onConflictDoNothing()
+    .run();
+}
+
+/** Move processing -> completed with the result fields, and queue pdf.completed (§3). */
+export function completeJob(db: Db, job: JobRow, result: JobResult): boolean {
+  const now = new Date().toISOString();
+  return db.transaction((tx) => {
+    const updated = tx
+      .update(jobs)
+      .set({
+        status: 'completed',
+        updatedAt: now,
+        completedAt: now,
+        resultUrl: result.url ?? null,
+        resultFilename: result.filename,
+        resultExpiresAt: result.expiresAt !== undefined ? new Date(result.expiresAt * 1000).toISOString() : null,
+        resultS3Bucket: result.s3Bucket ?? null,
+        resultS3Key: result.s3Key ?? null,
+      })
+      .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing')))
+      .run().changes;
+    if (updated === 0) return false;
+    const payload = result.url !== undefined ? { url: result.url, filename: result.filename } : { s3_bucket: result.s3Bucket, s3_key: result.s3Key, filename: result.filename };
+    queueWebhook(tx, job, 'pdf.completed', webhookBody(job, 'pdf.completed', { result: payload }), now);
+    return true;
+  });
+}
+
+/** Move processing -> failed, refund the credit, and queue pdf.failed, all at once (§3, §7.2). */
+export function failJob(db: Db, job: JobRow, code: string, message: string): boolean {
+  const now = new Date().toISOString();
+  return db.transaction((tx) => {
+    const updated = tx
+      .update(jobs)
+      .set({ status: 'failed', updatedAt: now, completedAt: now, errorCode: code, errorMessage: message })
+      .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing')))
+      .run().changes;
+    if (updated === 0) return false;
+    const team = tx.update(teams).set({ credits: sql`${teams.credits} + 1` }).where(eq(teams.id, job.teamId)).returning({ credits: teams.credits }).get()!;
+    tx.insert(creditTransactions).values({ teamId: job.teamId, delta: 1, reason: 'refund', jobId: job.id, balanceAfter: team.credits, createdAt: now }).run();
+    queueWebhook(tx, job, 'pdf.failed', webhookBody(job, 'pdf.failed', { error: { message, code } }), now);
+    return true;
+  });
+}
+
+/**
+ * After a restart: jobs a crash left in processing go back to pending (they are run again; their
+ * credit was taken once and stays taken). @returns the ids of every pending job, oldest first.
+ */
+export function recoverJobs(db: Db): string[] {
+  db.update(jobs).set({ status: 'pending', updatedAt: new Date().toISOString() }).where(eq(jobs.status, 'processing')).run();
+  return db.select({ id: jobs.id }).from(jobs).where(eq(jobs.status, 'pending')).orderBy(jobs.createdAt).all().map((r) => r.id);
+}
+
+/** The job `id` of the caller's team. @throws ApiError 404 JOB_NOT_FOUND (unknown or another team's). */
+export function getJob(db: Db, teamId: string, id: string): JobRow {
+  const row = db.select().from(jobs).where(and(eq(jobs.id, id), eq(jobs.teamId, teamId))).get();
+  if (!row) throw new ApiError(404, 'JOB_NOT_FOUND', `no job with id "${id}"`);
+  return row;
+}
+
+/** The job record of §2.5. */
+export function toJobJson(j: JobRow) {
+  return {
+    id: j.id,
+    status: j.status,
+    template_id: j.templateId,
+    export_type: j.exportType,
+    filename: j.filename,
+    store_s3: j.storeS3,
+    created_at: j.createdAt,
+    updated_at: j.updatedAt,
+    completed_at: j.completedAt,
+    result_url: j.resultUrl,
+    result_filename: j.resultFilename,
+    result_expires_at: j.resultExpiresAt,
+    result_s3_bucket: j.resultS3Bucket,
+    result_s3_key: j.resultS3Key,
+    error_message: j.errorMessage,
+    error_code: j.errorCode,
+  };
+}
+
+/** A page of the team's jobs, newest first (§4.4). */
+export function listJobs(db: Db, teamId: string, limit: number, offset: number, status?: JobStatus) {
+  const where = status ? and(eq(jobs.teamId, teamId), eq(jobs.status, status)) : eq(jobs.teamId, teamId);
+  const rows = db.select().from(jobs).where(where).orderBy(desc(jobs.createdAt), desc(jobs.id)).limit(limit).offset(offset).all();
+  const total = db.select({ n: sql<number>`count(*)` }).from(jobs).where(where).get()!.n;
+  return { jobs: rows.map(toJobJson), total, limit, offset };
+}
+
+/**
+ * Retention: delete terminal jobs older than `before` (their deliveries cascade). Their files
+ * expire on their own through the file sweeper. @returns the number deleted.
+ */
+export function deleteOldJobs(db: Db, before: Date): number {
+  return db
+    .delete(jobs)
+    .where(and(inArray(jobs.status, ['completed', 'failed']), lt(jobs.createdAt, before.toISOString())))
+    .run().changes;
+}

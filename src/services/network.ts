@@ -1,0 +1,67 @@
+/**
+ * Where webhooks may go (spec §2.2; DESIGN §4): public HTTPS addresses only, unless
+ * PLATEN_WEBHOOK_ALLOW_PRIVATE is set (development and tests). Checked when the job is requested
+ * and again at every delivery, on the very address the connection uses (see `publicOnlyLookup`),
+ * so a DNS answer that changes in between cannot reach a private network.
+ */
+import { lookup, type LookupAddress } from 'node:dns';
+import { promisify } from 'node:util';
+import ipaddr from 'ipaddr.js';
+
+const lookupAll = promisify(lookup);
+
+/** Whether an IP address is on the public internet (not loopback, private, link-local, ...). */
+export function isPublicAddress(ip: string): boolean {
+  if (!ipaddr.isValid(ip)) return false;
+  let addr = ipaddr.parse(ip);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  return addr.range() === 'unicast';
+}
+
+/**
+ * Why `url` may not receive webhooks, or null when it may.
+ * Resolves the host name: every address it resolves to must be public.
+ */
+export async function webhookUrlProblem(url: string, allowPrivate: boolean): Promise<string | null> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (u.username || u.password) return 'must not contain credentials';
+  if (allowPrivate) return u.protocol === 'https:' || u.protocol === 'http:' ? null : 'must be an http(s) URL';
+  if (u.protocol !== 'https:') return 'must be an https URL';
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  if (ipaddr.isValid(host)) return isPublicAddress(host) ? null : 'must not point to a private, loopback or reserved address';
+  let addresses: LookupAddress[];
+  try {
+    addresses = await lookupAll(host, { all: true });
+  } catch {
+    return `host "${host}" does not resolve`;
+  }
+  if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {
+    return 'must not point to a private, loopback or reserved address';
+  }
+  return null;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** A `lookup` for http(s).request that refuses non-public addresses (unless allowed). */
+export function publicOnlyLookup(allowPrivate: boolean) {
+  return (hostname: string, options: object, callback: LookupCallback): void => {
+    lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const list = addresses as LookupAddress[];
+      const bad = !allowPrivate && list.find((a) => !isPublicAddress(a.address));
+      if (bad) {
+        const e = new Error(`webhook target ${hostname} resolves to a non-public address (${bad.address})`) as NodeJS.ErrnoException;
+        e.code = 'EPRIVATE';
+        return callback(e, []);
+      }
+      if ((options as { all?: boolean }).all) return callback(null, list);
+      callback(null, list[0].address, list[0].family);
+    });
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Webhook delivery (spec §6): one POST per resolved job, signed with HMAC-SHA256 over
+ * "<timestamp>.<raw body>" when the job has a secret (§6.3), retried on network errors and 5xx with
+ * the delays of PLATEN_WEBHOOK_RETRY_DELAYS (§6.4), never on 4xx, never following redirects.
+ * Deliveries live in the database, so a pending retry survives a restart. The target's address is
+ * checked again at connection time (DNS can change).
+ */
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { and, asc, eq, lte, min } from 'drizzle-orm';
+import type { Db } from '../../db/open.ts';
+import { jobs, webhookDeliveries } from '../../db/schema.ts';
+import type { Logger } from '../logger.ts';
+import { publicOnlyLookup } from '../services/network.ts';
+import type { SecretBox } from '../services/secrets.ts';
+
+export interface DelivererOptions {
+  /** Delay before retry 1, 2, ... in milliseconds. */
+  retryDelays: number[];
+  allowPrivate: boolean;
+  /** Per-attempt time limit. Default 10 s. */
+  timeoutMs?: number;
+}
+
+type Delivery = typeof webhookDeliveries.$inferSelect;
+type Outcome = { status: number } | { error: string };
+
+/** The X-Platen-Signature value (§6.3) for a body sent at `timestamp` (Unix seconds). */
+export function signWebhook(secret: string, timestamp: number, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+export class WebhookDeliverer {
+  private timer: NodeJS.Timeout | null = null;
+  private readonly inFlight = new Set<number>();
+  private stopped = false;
+  private readonly lookup;
+
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: SecretBox,
+    private readonly log: Logger,
+    private readonly opts: DelivererOptions,
+  ) {
+    this.lookup = publicOnlyLookup(opts.allowPrivate);
+  }
+
+  /** Attempt every due delivery now, then wake up for the next one. */
+  kick(): void {
+    if (this.stopped) return;
+    const due = this.db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, Date.now())))
+      .orderBy(asc(webhookDeliveries.nextAttemptAt))
+      .all();
+    for (const d of due) {
+      if (this.inFlight.has(d.id)) continue;
+      this.inFlight.add(d.id);
+      this.attempt(d)
+        .catch((err) => this.log.error({ err, delivery: d.id }, 'webhook attempt crashed'))
+        .finally(() => {
+          this.inFlight.delete(d.id);
+          this.schedule();
+        });
+    }
+    this.schedule();
+  }
+
+  /** Arm a timer for the earliest pending delivery. */
+  private schedule(): void {
+    if (this.stopped) return;
+    const next = this.db.select({ at: min(webhookDeliveries.nextAttemptAt) }).from(webhookDeliveries).where(eq(webhookDeliveries.status, 'pending')).get()?.at;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (next === null || next === undefined) return;
+    this.timer = setTimeout(() => this.kick(), Math.max(0, next - Date.now()));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private async attempt(d: Delivery): Promise<void> {
+    const job = this.db.select({ secret: jobs.webhookSecretEnc }).from(jobs).where(eq(jobs.id, d.jobId)).get();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(d.body)),
+      'User-Agent': 'Platen-Webhook/1.0',
+      'X-Platen-Event': d.event,
+      'X-Platen-Timestamp': String(timestamp),
+    };
+    if (job?.secret) headers['X-Platen-Signature'] = signWebhook(this.secrets.open(job.secret), timestamp, d.body);
+    const outcome = await this.post(d.url, d.body, headers);
+    const attempts = d.attempts + 1;
+    const now = new Date().toISOString();
+    let next: Partial<Delivery>;
+    if ('status' in outcome && outcome.status >= 200 && outcome.status < 300) {
+      next = { status: 'delivered', lastStatusCode: outcome.status, lastError: null };
+    } else {
+      const retryable = 'error' in outcome || outcome.status >= 500;
+      const delay = this.opts.retryDelays[attempts - 1];
+      const lastStatusCode = 'status' in outcome ? outcome.status : null;
+      const lastError = 'error' in outcome ? outcome.error : `HTTP ${outcome.status}`;
+      next = retryable && delay !== undefined
+        ? { status: 'pending', nextAttemptAt: Date.now() + delay, lastStatusCode, lastError }
+        : { status: 'failed', lastStatusCode, lastError };
+    }
+    this.db.update(webhookDeliveries).set({ ...next, attempts, updatedAt: now }).where(eq(webhookDeliveries.id, d.id)).run();
+    this.log.info({ delivery: d.id, job: d.jobId, event: d.event, attempt: attempts, result: next.status, code: next.lastStatusCode }, 'webhook attempt');
+  }
+
+  private post(url: string, body: string, headers: Record<string, string>): Promise<Outcome> {
+    return new Promise((resolve) => {
+      let u: URL;
+      try {
+        u = new URL(url);
+      } catch {
+        return resolve({ error: 'invalid URL' });
+      }
+      const client = u.protocol === 'https:' ? https : http;
+      if (u.protocol !== 'https:' && !(this.opts.allowPrivate && u.protocol === 'http:')) return resolve({ error: 'not an https URL' });
+      const req = client.request(u, { method: 'POST', headers, lookup: this.lookup as never, timeout: this.opts.timeoutMs ?? 10_000 }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+        res.on('error', () => resolve({ status: res.statusCode ?? 0 }));
+      });
+      req.on('timeout', () => req.destroy(new Error('timed out')));
+      req.on('error', (err) => resolve({ error: err.message }));
+      req.end(body);
+    });
+  }
+}
