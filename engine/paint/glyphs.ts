@@ -1,52 +1,20 @@
 /**
- * Glyph runs to PDF text operators. Every face becomes one Type0/CIDFontType2 font, subset and
- * embedded by pdfkit's EmbeddedFont; we hand it the glyphs we shaped ourselves (pdfkit's text()
- * would shape and wrap again) and write TJ arrays with the kerning and justification adjustments.
+ * Glyph runs to PDF text operators: the glyphs we shaped ourselves (pdfkit's text() would shape and
+ * wrap again) as TJ arrays with the kerning and justification adjustments, in fonts embedded by
+ * fonts.ts.
  */
 import type PDFDocument from 'pdfkit';
 import type { FontFace } from '../text/fonts.ts';
 import type { LineRun } from '../text/paragraph.ts';
-
-/** The parts of pdfkit's EmbeddedFont we use (it is not exported; shapes from pdfkit 0.20). */
-interface EmbeddedFont {
-  id: string;
-  subset: { includeGlyph(id: number): number };
-  widths: number[];
-  unicode: number[][];
-  ref(): unknown;
-}
-
-/** Per-document state of one face: the pdfkit font and the hex code of every glyph used so far. */
-export interface PdfFont {
-  readonly id: string;
-  readonly embedded: EmbeddedFont;
-  readonly codes: Map<number, string>;
-}
+import { EmbeddedFace } from './fonts.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
 
-/** Open `face` in `doc` once; later calls return the same PdfFont. */
-export function pdfFont(doc: Doc, fonts: Map<FontFace, PdfFont>, face: FontFace): PdfFont {
+/** Open `face` in `doc` once; later calls return the same embedded face. */
+export function pdfFont(doc: Doc, fonts: Map<FontFace, EmbeddedFace>, face: FontFace): EmbeddedFace {
   let f = fonts.get(face);
-  if (f) return f;
-  doc.registerFont(face.key, face.font as never);
-  doc.font(face.key);
-  const embedded = (doc as unknown as { _font: EmbeddedFont })._font;
-  f = { id: embedded.id, embedded, codes: new Map() };
-  fonts.set(face, f);
+  if (!f) fonts.set(face, (f = new EmbeddedFace(doc, face, `F${fonts.size + 1}`)));
   return f;
-}
-
-function code(f: PdfFont, glyph: { id: number; advanceWidth: number }, codePoints: readonly number[], scale: number): string {
-  let hex = f.codes.get(glyph.id);
-  if (hex === undefined) {
-    const gid = f.embedded.subset.includeGlyph(glyph.id);
-    hex = gid.toString(16).padStart(4, '0');
-    f.embedded.widths[gid] ??= glyph.advanceWidth * scale;
-    f.embedded.unicode[gid] ??= codePoints as number[];
-    f.codes.set(glyph.id, hex);
-  }
-  return hex;
 }
 
 /** Format a number for a content stream: at most 3 decimals, no exponent. */
@@ -59,7 +27,7 @@ export function num(n: number): string {
  * The TJ array of a run: glyph codes with position adjustments (thousandths of an em, PDF sign
  * convention) wherever our advance differs from the glyph's default width.
  */
-export function tjArray(f: PdfFont, face: FontFace, run: LineRun): string {
+export function tjArray(f: EmbeddedFace, face: FontFace, run: LineRun): string {
   const unitScale = 1000 / face.unitsPerEm;
   const spaceExtra = run.wordSpacing > 0 ? (run.wordSpacing * 1000) / run.style.size : 0;
   let out = '[<';
@@ -73,7 +41,7 @@ export function tjArray(f: PdfFont, face: FontFace, run: LineRun): string {
         out += '<';
         open = true;
       }
-      out += code(f, g, piece.run.codePoints[i], unitScale);
+      out += f.code(g.id, piece.run.codePoints[i]);
       let adjust = (g.advanceWidth - advances[i]) * unitScale;
       if (piece.space) adjust -= spaceExtra;
       if (adjust > 0.05 || adjust < -0.05) {

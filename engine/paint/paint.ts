@@ -7,7 +7,8 @@ import PDFDocument from 'pdfkit';
 import type { FontFace } from '../text/fonts.ts';
 import type { LineRun, RGB } from '../text/paragraph.ts';
 import type { DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
-import { num, pdfFont, tjArray, type PdfFont } from './glyphs.ts';
+import type { EmbeddedFace } from './fonts.ts';
+import { num, pdfFont, tjArray } from './glyphs.ts';
 
 /** Document-level properties written to the Info dictionary. */
 export interface DocumentInfo {
@@ -30,7 +31,7 @@ class PageWriter {
   private font = '';
   constructor(
     private readonly doc: Doc,
-    private readonly fonts: Map<FontFace, PdfFont>,
+    private readonly fonts: Map<FontFace, EmbeddedFace>,
     private readonly images: Map<DecodedImage, unknown>,
   ) {}
 
@@ -50,7 +51,7 @@ class PageWriter {
     const st = run.style;
     const f = pdfFont(this.doc, this.fonts, st.face);
     const page = this.doc.page as unknown as { fonts: Record<string, unknown> };
-    if (page.fonts[f.id] === undefined) page.fonts[f.id] = f.embedded.ref();
+    if (page.fonts[f.id] === undefined) page.fonts[f.id] = f.ref;
     this.setFill(st.color);
     const tf = `/${f.id} ${num(st.size)} Tf`;
     const fontOp = tf !== this.font ? `${tf} ` : '';
@@ -184,7 +185,7 @@ export function paintPdf(pages: readonly Page[], info: DocumentInfo): Promise<Bu
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  const fonts = new Map<FontFace, PdfFont>();
+  const fonts = new Map<FontFace, EmbeddedFace>();
   const images = new Map<DecodedImage, unknown>();
   for (const page of pages) {
     doc.addPage({ size: [page.width, page.height], margin: 0 });
@@ -192,6 +193,7 @@ export function paintPdf(pages: readonly Page[], info: DocumentInfo): Promise<Bu
     for (const item of page.items) w.draw(item);
     w.flush();
   }
+  for (const f of fonts.values()) f.finalize(false);
   doc.end();
   return done;
 }

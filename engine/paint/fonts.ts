@@ -1,0 +1,192 @@
+/**
+ * Font embedding: each face used in a document becomes a Type0 font (Identity-H) over a
+ * CIDFontType2 whose program is a TrueType subset made by fontkit. We write the dictionaries
+ * ourselves rather than through pdfkit's EmbeddedFont so that:
+ * - W and CIDSet cover every glyph of the subset program, including the components that composite
+ *   glyphs (Ö = O + ¨) pull in while subsetting (PDF/A-1 6.3.5; pdfkit's CIDSet misses them);
+ * - FontFile2 carries Length1;
+ * - the compressed subset program is cached per face and glyph list, so a document that uses the
+ *   same glyphs as an earlier one (a template rendered again) skips subsetting and compression.
+ */
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import type PDFDocument from 'pdfkit';
+import type { FontFace } from '../text/fonts.ts';
+
+type Doc = InstanceType<typeof PDFDocument>;
+/** pdfkit's indirect object (PDFReference): `data` is its dictionary. */
+interface Ref {
+  data: Record<string, unknown>;
+  write(chunk: Buffer | string): void;
+  end(chunk?: Buffer | string): void;
+}
+
+interface Program {
+  /** Deflated TrueType subset. */
+  deflated: Buffer;
+  /** Its uncompressed length (FontFile2 /Length1). */
+  length: number;
+  /** Advance width of every CID 0..n-1 in 1/1000 em. */
+  widths: number[];
+}
+
+const MAX_CACHED_PROGRAMS = 128;
+const programs = new Map<string, Program>();
+
+/** One face embedded in one document. */
+export class EmbeddedFace {
+  /** Resource name on pages: F1, F2, ... */
+  readonly id: string;
+  /** The Type0 font dictionary, referenced from page resources now and filled at finalize(). */
+  readonly ref: Ref;
+  private readonly codes = new Map<number, string>();
+  /** Original glyph ids in CID order; CID 0 is .notdef. */
+  private readonly glyphs: number[] = [0];
+  private readonly unicode: (readonly number[])[] = [[]];
+
+  constructor(
+    private readonly doc: Doc,
+    readonly face: FontFace,
+    id: string,
+  ) {
+    this.id = id;
+    this.ref = (doc as unknown as { ref(data?: object): Ref }).ref();
+  }
+
+  /** The 4-hex-digit CID of a glyph, assigning the next CID on first use. */
+  code(glyphId: number, codePoints: readonly number[]): string {
+    let hex = this.codes.get(glyphId);
+    if (hex === undefined) {
+      const cid = this.glyphs.length;
+      this.glyphs.push(glyphId);
+      this.unicode.push(codePoints);
+      hex = cid.toString(16).padStart(4, '0');
+      this.codes.set(glyphId, hex);
+    }
+    return hex;
+  }
+
+  /** Write the font program and dictionaries. `cidSet`: list every CID (PDF/A-1 requires it). */
+  finalize(cidSet: boolean): void {
+    const doc = this.doc as unknown as { ref(data?: object): Ref };
+    const font = this.face.font;
+    const scale = 1000 / font.unitsPerEm;
+    const program = this.program(scale);
+    const tag = subsetTag(this.face.key, this.glyphs);
+    const name = `${tag}+${(font.postscriptName || this.face.family).replace(/[^\x21-\x7e]|[()<>[\]{}/%#]/g, '')}`;
+
+    const fontFile = doc.ref({ Length1: program.length, Filter: 'FlateDecode' });
+    fontFile.end(program.deflated);
+
+    const bbox = font.bbox;
+    const os2 = (font as unknown as { 'OS/2'?: { sFamilyClass?: number } })['OS/2'];
+    const familyClass = ((os2?.sFamilyClass ?? 0) >> 8) & 0xff;
+    let flags = 1 << 2; // symbolic: glyphs are addressed by CID, not a standard encoding
+    if ((font as unknown as { post: { isFixedPitch: number } }).post.isFixedPitch) flags |= 1 << 0;
+    if (familyClass >= 1 && familyClass <= 7) flags |= 1 << 1;
+    if (this.face.style === 'italic' || font.italicAngle !== 0) flags |= 1 << 6;
+    const descriptor: Record<string, unknown> = {
+      Type: 'FontDescriptor',
+      FontName: name,
+      Flags: flags,
+      FontBBox: [bbox.minX * scale, bbox.minY * scale, bbox.maxX * scale, bbox.maxY * scale].map(Math.round),
+      ItalicAngle: font.italicAngle,
+      Ascent: Math.round(font.ascent * scale),
+      Descent: Math.round(font.descent * scale),
+      CapHeight: Math.round((font.capHeight || font.ascent) * scale),
+      XHeight: Math.round((font.xHeight || 0) * scale),
+      StemV: 80,
+      FontFile2: fontFile,
+    };
+    if (cidSet) {
+      const bits = Buffer.alloc(Math.ceil(program.widths.length / 8));
+      for (let cid = 0; cid < program.widths.length; cid++) bits[cid >> 3] |= 0x80 >> (cid & 7);
+      const set = doc.ref();
+      set.end(bits);
+      descriptor.CIDSet = set;
+    }
+    const descriptorRef = doc.ref(descriptor);
+    descriptorRef.end();
+
+    const cidFont = doc.ref({
+      Type: 'Font',
+      Subtype: 'CIDFontType2',
+      BaseFont: name,
+      CIDSystemInfo: { Registry: new String('Adobe'), Ordering: new String('Identity'), Supplement: 0 },
+      FontDescriptor: descriptorRef,
+      W: [0, program.widths],
+      CIDToGIDMap: 'Identity',
+    });
+    cidFont.end();
+
+    const toUnicode = doc.ref();
+    toUnicode.end(toUnicodeCMap(this.unicode));
+
+    this.ref.data = { Type: 'Font', Subtype: 'Type0', BaseFont: name, Encoding: 'Identity-H', DescendantFonts: [cidFont], ToUnicode: toUnicode };
+    this.ref.end();
+  }
+
+  /** The subset program for this document's glyphs, from the cache when the same list was seen. */
+  private program(scale: number): Program {
+    const key = `${this.face.key}|${this.glyphs.join(',')}`;
+    const hit = programs.get(key);
+    if (hit) return hit;
+    const subset = this.face.font.createSubset() as unknown as { includeGlyph(id: number): number; glyphs: number[]; encode(): Uint8Array };
+    for (const id of this.glyphs) subset.includeGlyph(id);
+    const data = Buffer.from(subset.encode());
+    // Encoding appended the components of composite glyphs: give them CIDs and widths too.
+    const widths = subset.glyphs.map((id) => Math.round(this.face.font.getGlyph(id).advanceWidth * scale * 1000) / 1000);
+    const program = { deflated: deflateSync(data), length: data.length, widths };
+    if (programs.size >= MAX_CACHED_PROGRAMS) programs.delete(programs.keys().next().value as string);
+    programs.set(key, program);
+    return program;
+  }
+}
+
+/** Six upper-case letters derived from the glyph set, as PDF subset names require. */
+function subsetTag(faceKey: string, glyphs: number[]): string {
+  const digest = createHash('sha1').update(`${faceKey}|${glyphs.join(',')}`).digest();
+  let tag = '';
+  for (let i = 0; i < 6; i++) tag += String.fromCharCode(65 + (digest[i] % 26));
+  return tag;
+}
+
+function utf16Hex(codePoints: readonly number[]): string {
+  let hex = '';
+  for (const cp of codePoints) {
+    if (cp > 0xffff) {
+      const v = cp - 0x10000;
+      hex += (0xd800 | (v >> 10)).toString(16).padStart(4, '0') + (0xdc00 | (v & 0x3ff)).toString(16).padStart(4, '0');
+    } else hex += cp.toString(16).padStart(4, '0');
+  }
+  return hex;
+}
+
+/** A ToUnicode CMap mapping each CID to the characters it shows (text extraction, search, copy). */
+function toUnicodeCMap(unicode: readonly (readonly number[])[]): string {
+  const entries: string[] = [];
+  for (let cid = 1; cid < unicode.length; cid++) {
+    if (unicode[cid].length > 0) entries.push(`<${cid.toString(16).padStart(4, '0')}> <${utf16Hex(unicode[cid])}>`);
+  }
+  const blocks: string[] = [];
+  for (let i = 0; i < entries.length; i += 100) {
+    const block = entries.slice(i, i + 100);
+    blocks.push(`${block.length} beginbfchar\n${block.join('\n')}\nendbfchar`);
+  }
+  return [
+    '/CIDInit /ProcSet findresource begin',
+    '12 dict begin',
+    'begincmap',
+    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def',
+    '/CMapName /Adobe-Identity-UCS def',
+    '/CMapType 2 def',
+    '1 begincodespacerange',
+    '<0000> <ffff>',
+    'endcodespacerange',
+    ...blocks,
+    'endcmap',
+    'CMapName currentdict /CMap defineresource pop',
+    'end',
+    'end',
+  ].join('\n');
+}
