@@ -3,7 +3,7 @@
  * prefix are stored; the key itself is shown once, when it is created.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { and, eq, isNull, like } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
 import { apiKeys, teams } from '../../db/schema.ts';
 
@@ -33,15 +33,19 @@ export function teamOfKey(db: Db, apiKey: string): { teamId: string; keyId: stri
 }
 
 /**
- * Revoke every active key whose display prefix starts with `prefix` (at least 8 characters).
+ * Revoke keys: the key itself, or every active key whose display prefix (its first 11
+ * characters) starts with `prefix` (at least 8 characters; longer input is cut to 11).
  * @returns how many keys were revoked.
  */
 export function revokeApiKeys(db: Db, prefix: string): number {
-  if (prefix.length < 8) throw new Error('give at least 8 characters of the key prefix');
-  const escaped = prefix.replace(/[\\%_]/g, (m) => `\\${m}`);
+  if (prefix.length < 8) throw new Error('give at least 8 characters of the key');
+  const now = new Date().toISOString();
+  const exact = db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.keyHash, hashKey(prefix)), isNull(apiKeys.revokedAt))).run().changes;
+  if (exact > 0) return exact;
+  const escaped = prefix.slice(0, PREFIX_LENGTH).replace(/[\\%_]/g, (m) => `\\${m}`);
   return db
     .update(apiKeys)
-    .set({ revokedAt: new Date().toISOString() })
-    .where(and(like(apiKeys.prefix, `${escaped}%`), isNull(apiKeys.revokedAt)))
+    .set({ revokedAt: now })
+    .where(and(sql`${apiKeys.prefix} LIKE ${`${escaped}%`} ESCAPE '\\'`, isNull(apiKeys.revokedAt)))
     .run().changes;
 }

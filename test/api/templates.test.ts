@@ -1,0 +1,537 @@
+/**
+ * Templates API (spec §4.5, §5, §9; DESIGN §4) against a real server: CRUD, paging, definition
+ * validation, versions and rendering them, fields, team isolation, authentication, prototype keys
+ * and the OpenAPI document.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readPdf } from '../helpers/pdf.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer();
+});
+after(async () => {
+  await s.close();
+});
+
+interface Template {
+  id: string;
+  name: string;
+  type: 'pdf' | 'image';
+  definition?: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+interface ErrorJson {
+  code: string;
+  detail: string;
+  errors?: { path: string; message: string }[];
+}
+
+const hello = (text: string) => ({ content: [{ text }] });
+
+async function createVia(apiKey: string, body: unknown): Promise<Template> {
+  const res = await s.api('POST', '/v1/templates', apiKey, body);
+  assert.equal(res.status, 201, await res.clone().text());
+  return (await res.json()) as Template;
+}
+
+async function expectError(res: Response, status: number, code: string): Promise<ErrorJson> {
+  const text = await res.text();
+  assert.equal(res.status, status, text);
+  const body = JSON.parse(text) as ErrorJson;
+  assert.equal(body.code, code, text);
+  assert.equal(typeof body.detail, 'string');
+  assert.ok(body.detail.length > 0);
+  return body;
+}
+
+async function expectValidation(res: Response, path: string): Promise<ErrorJson> {
+  const body = await expectError(res, 400, 'VALIDATION_ERROR');
+  assert.ok(Array.isArray(body.errors), 'errors[] is present');
+  assert.ok(
+    body.errors!.some((e) => e.path === path),
+    `expected an error at "${path}", got ${JSON.stringify(body.errors)}`,
+  );
+  return body;
+}
+
+/** Text of a PDF rendered through POST /v1/pdf/create (binary export). */
+async function renderText(apiKey: string, templateId: string, data: Record<string, unknown>, version?: string): Promise<string> {
+  const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: templateId, data, export_type: 'binary', ...(version !== undefined ? { version } : {}) });
+  assert.equal(res.status, 200, res.status === 200 ? '' : await res.clone().text());
+  assert.equal(res.headers.get('content-type'), 'application/pdf');
+  const doc = await readPdf(Buffer.from(await res.arrayBuffer()));
+  return doc.pages.map((p) => p.text).join('\n');
+}
+
+describe('CRUD', () => {
+  test('create, read, edit and delete a template', async () => {
+    const { apiKey } = s.team();
+    const definition = { page: { size: 'A4' }, content: [{ text: 'Hello {{name}}' }] };
+    const created = await createVia(apiKey, { name: 'Greeting', type: 'pdf', definition });
+    assert.match(created.id, /^[A-Za-z0-9]{12}$/);
+    assert.deepEqual(Object.keys(created).sort(), ['created_at', 'definition', 'id', 'name', 'type', 'updated_at']);
+    assert.equal(created.name, 'Greeting');
+    assert.equal(created.type, 'pdf');
+    assert.deepEqual(created.definition, definition);
+    assert.ok(!Number.isNaN(Date.parse(created.created_at)));
+    assert.equal(created.updated_at, created.created_at);
+
+    let res = await s.api('GET', `/v1/templates/${created.id}`, apiKey);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), created);
+
+    // Rename only: the definition stays.
+    res = await s.api('PUT', `/v1/templates/${created.id}`, apiKey, { name: 'Greeting v2' });
+    assert.equal(res.status, 200);
+    const renamed = (await res.json()) as Template;
+    assert.equal(renamed.name, 'Greeting v2');
+    assert.deepEqual(renamed.definition, definition);
+    assert.equal(renamed.created_at, created.created_at);
+    assert.ok(renamed.updated_at >= created.updated_at);
+
+    // New definition only: the name stays.
+    const next = hello('Goodbye {{name}}');
+    res = await s.api('PUT', `/v1/templates/${created.id}`, apiKey, { definition: next });
+    assert.equal(res.status, 200);
+    const edited = (await res.json()) as Template;
+    assert.equal(edited.name, 'Greeting v2');
+    assert.deepEqual(edited.definition, next);
+
+    res = await s.api('GET', `/v1/templates/${created.id}`, apiKey);
+    assert.deepEqual(await res.json(), edited);
+
+    res = await s.api('DELETE', `/v1/templates/${created.id}`, apiKey);
+    assert.equal(res.status, 204);
+    assert.equal(await res.text(), '');
+
+    await expectError(await s.api('GET', `/v1/templates/${created.id}`, apiKey), 404, 'TEMPLATE_NOT_FOUND');
+    await expectError(await s.api('DELETE', `/v1/templates/${created.id}`, apiKey), 404, 'TEMPLATE_NOT_FOUND');
+    await expectError(await s.api('POST', '/v1/pdf/create', apiKey, { template_id: created.id, data: {} }), 404, 'TEMPLATE_NOT_FOUND');
+  });
+
+  test('deleting a template deletes its versions', async () => {
+    const { apiKey } = s.team();
+    const t = await createVia(apiKey, { name: 't', type: 'pdf', definition: hello('one') });
+    assert.equal((await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 'keep' })).status, 201);
+    assert.equal((await s.api('DELETE', `/v1/templates/${t.id}`, apiKey)).status, 204);
+    await expectError(await s.api('GET', `/v1/templates/${t.id}/versions`, apiKey), 404, 'TEMPLATE_NOT_FOUND');
+    const rows = s.server.services.db.$client.prepare('SELECT count(*) AS n FROM template_versions WHERE template_id = ?').get(t.id) as { n: number };
+    assert.equal(rows.n, 0);
+  });
+
+  test('request bodies are validated with field paths', async () => {
+    const { apiKey } = s.team();
+    const def = hello('x');
+    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { type: 'pdf', definition: def }), 'name');
+    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: '', type: 'pdf', definition: def }), 'name');
+    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'x'.repeat(201), type: 'pdf', definition: def }), 'name');
+    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'x', type: 'docx', definition: def }), 'type');
+    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'x', definition: def }), 'type');
+    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'x', type: 'pdf' }), 'definition');
+    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'x', type: 'pdf', definition: [def] }), 'definition');
+    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'x', type: 'image', definition: 'a string' }), 'definition');
+    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'x', type: 'pdf', definition: def, extra: 1 }), '');
+    await expectError(await s.api('POST', '/v1/templates', apiKey, '{"name": "x",'), 400, 'BAD_REQUEST');
+
+    // 200 characters is the longest name.
+    const long = await createVia(apiKey, { name: 'n'.repeat(200), type: 'pdf', definition: def });
+    await expectValidation(await s.api('PUT', `/v1/templates/${long.id}`, apiKey, {}), '');
+    await expectValidation(await s.api('PUT', `/v1/templates/${long.id}`, apiKey, { name: '' }), 'name');
+    await expectValidation(await s.api('PUT', `/v1/templates/${long.id}`, apiKey, { type: 'image' }), '');
+    await expectValidation(await s.api('PUT', `/v1/templates/${long.id}`, apiKey, { definition: null }), 'definition');
+
+    const res = await s.api('GET', '/v1/templates', apiKey);
+    assert.equal(((await res.json()) as { total: number }).total, 1, 'only the valid create was stored');
+  });
+});
+
+describe('definition validation', () => {
+  test('a PDF definition is validated when created, with the path of each fault', async () => {
+    const { apiKey } = s.team();
+    const body = await expectValidation(
+      await s.api('POST', '/v1/templates', apiKey, { name: 'bad', type: 'pdf', definition: { content: [{ text: 'x', colr: '#000000' }] } }),
+      'definition.content[0].colr',
+    );
+    assert.match(body.detail, /definition\.content\[0\]\.colr/);
+    await expectValidation(
+      await s.api('POST', '/v1/templates', apiKey, { name: 'bad', type: 'pdf', definition: { content: [{ text: 'ok' }, { table: { rows: 'nope' } }] } }),
+      'definition.content[1].table.rows',
+    );
+    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'bad', type: 'pdf', definition: { page: { size: 'A9000' }, content: [] } }), 'definition.page.size');
+    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'bad', type: 'pdf', definition: { content: [{ text: 'Hi {{name' }] } }), 'definition.content[0].text');
+    const list = (await (await s.api('GET', '/v1/templates', apiKey)).json()) as { total: number };
+    assert.equal(list.total, 0);
+  });
+
+  test('an invalid edit is refused and leaves the draft as it was', async () => {
+    const { apiKey } = s.team();
+    const t = await createVia(apiKey, { name: 'keep', type: 'pdf', definition: hello('fine') });
+    await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { name: 'renamed', definition: { content: [{ spacer: 'big' }] } }), 'definition.content[0].spacer');
+    const now = (await (await s.api('GET', `/v1/templates/${t.id}`, apiKey)).json()) as Template;
+    assert.deepEqual(now, t);
+  });
+
+  test('image templates take any JSON object as definition', async () => {
+    const { apiKey } = s.team();
+    const definition = { width: 1200, layers: [{ kind: 'text', colr: 'not a DSL key' }, [1, 2, [3]]], nothing: null };
+    const t = await createVia(apiKey, { name: 'Banner', type: 'image', definition });
+    assert.equal(t.type, 'image');
+    assert.deepEqual(t.definition, definition);
+    const got = (await (await s.api('GET', `/v1/templates/${t.id}`, apiKey)).json()) as Template;
+    assert.deepEqual(got.definition, definition);
+
+    const res = await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { definition: { anything: 'goes' } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(((await res.json()) as Template).definition, { anything: 'goes' });
+
+    const fields = await s.api('GET', `/v1/templates/${t.id}/fields`, apiKey);
+    assert.equal(fields.status, 200);
+    assert.deepEqual(await fields.json(), { fields: [] });
+
+    // Still an object: not an array or a scalar.
+    await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { definition: [1] }), 'definition');
+    // The PDF endpoints refuse image templates (spec §4.5, §7.1), without charging.
+    await expectError(await s.api('POST', '/v1/pdf/create', apiKey, { template_id: t.id, data: {} }), 400, 'BAD_REQUEST');
+    const account = (await (await s.api('GET', '/v1/account', apiKey)).json()) as { credits: number };
+    assert.equal(account.credits, 10);
+  });
+
+  test('a definition nested absurdly deep is refused with 400, not a crash', async () => {
+    const { apiKey } = s.team();
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    for (const type of ['image', 'pdf']) {
+      const res = await s.api('POST', '/v1/templates', apiKey, `{"name":"deep","type":"${type}","definition":{"a":${deep}}}`);
+      await expectError(res, 400, 'VALIDATION_ERROR');
+    }
+  });
+});
+
+describe('listing', () => {
+  test('pages with limit and offset, newest first, with the total and without definitions', async () => {
+    const { apiKey } = s.team();
+    const other = s.team();
+    await createVia(other.apiKey, { name: 'not mine', type: 'pdf', definition: hello('x') });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await createVia(apiKey, { name: `t${i}`, type: i === 4 ? 'image' : 'pdf', definition: hello(`n${i}`) })).id);
+    const newestFirst = [...ids].reverse();
+
+    const all = (await (await s.api('GET', '/v1/templates', apiKey)).json()) as { templates: Template[]; total: number; limit: number; offset: number };
+    assert.equal(all.total, 5);
+    assert.equal(all.limit, 20);
+    assert.equal(all.offset, 0);
+    assert.deepEqual(all.templates.map((t) => t.id), newestFirst);
+    for (const t of all.templates) {
+      assert.deepEqual(Object.keys(t).sort(), ['created_at', 'id', 'name', 'type', 'updated_at']);
+    }
+    assert.equal(all.templates[0].type, 'image');
+
+    const page = async (q: string) => (await (await s.api('GET', `/v1/templates?${q}`, apiKey)).json()) as { templates: Template[]; total: number; limit: number; offset: number };
+    const p1 = await page('limit=2');
+    assert.deepEqual(p1.templates.map((t) => t.id), newestFirst.slice(0, 2));
+    assert.equal(p1.total, 5);
+    assert.equal(p1.limit, 2);
+    const p2 = await page('limit=2&offset=2');
+    assert.deepEqual(p2.templates.map((t) => t.id), newestFirst.slice(2, 4));
+    assert.equal(p2.offset, 2);
+    const p3 = await page('limit=2&offset=4');
+    assert.deepEqual(p3.templates.map((t) => t.id), newestFirst.slice(4));
+    const past = await page('offset=50');
+    assert.deepEqual(past.templates, []);
+    assert.equal(past.total, 5);
+    const max = await page('limit=100');
+    assert.equal(max.templates.length, 5);
+  });
+
+  test('templates created within the same millisecond still list newest first', async () => {
+    const { teamId, apiKey } = s.team();
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push(s.template(teamId, hello(`n${i}`), 'pdf', `t${i}`));
+    const list = (await (await s.api('GET', '/v1/templates?limit=100', apiKey)).json()) as { templates: Template[]; total: number };
+    assert.equal(list.total, 30);
+    assert.deepEqual(list.templates.map((t) => t.id), [...ids].reverse());
+  });
+
+  test('an edited template keeps its place (creation order)', async () => {
+    const { apiKey } = s.team();
+    const first = await createVia(apiKey, { name: 'first', type: 'pdf', definition: hello('1') });
+    const second = await createVia(apiKey, { name: 'second', type: 'pdf', definition: hello('2') });
+    assert.equal((await s.api('PUT', `/v1/templates/${first.id}`, apiKey, { name: 'first, edited' })).status, 200);
+    const list = (await (await s.api('GET', '/v1/templates', apiKey)).json()) as { templates: Template[] };
+    assert.deepEqual(list.templates.map((t) => t.id), [second.id, first.id]);
+    assert.equal(list.templates[1].name, 'first, edited');
+  });
+
+  test('bad limit or offset is 400 VALIDATION_ERROR', async () => {
+    const { apiKey } = s.team();
+    for (const q of ['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'limit=-3']) {
+      await expectValidation(await s.api('GET', `/v1/templates?${q}`, apiKey), 'limit');
+    }
+    for (const q of ['offset=-1', 'offset=x', 'offset=0.5']) {
+      await expectValidation(await s.api('GET', `/v1/templates?${q}`, apiKey), 'offset');
+    }
+  });
+});
+
+describe('versions', () => {
+  test('snapshots are numbered 1, 2, 3, listed newest first, tags optional', async () => {
+    const { apiKey } = s.team();
+    const t = await createVia(apiKey, { name: 'v', type: 'pdf', definition: hello('one') });
+
+    let res = await s.api('GET', `/v1/templates/${t.id}/versions`, apiKey);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { versions: [] });
+
+    res = await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, {});
+    assert.equal(res.status, 201);
+    const v1 = (await res.json()) as { version: number; tag: string | null; created_at: string };
+    assert.deepEqual(Object.keys(v1).sort(), ['created_at', 'tag', 'version']);
+    assert.equal(v1.version, 1);
+    assert.equal(v1.tag, null);
+
+    res = await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 'release-2' });
+    assert.equal(res.status, 201);
+    assert.deepEqual(((await res.json()) as { version: number; tag: string }).version, 2);
+
+    // No body at all is the same as {}.
+    res = await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey);
+    assert.equal(res.status, 201);
+    assert.equal(((await res.json()) as { version: number }).version, 3);
+
+    res = await s.api('GET', `/v1/templates/${t.id}/versions`, apiKey);
+    const list = (await res.json()) as { versions: { version: number; tag: string | null }[] };
+    assert.deepEqual(
+      list.versions.map((v) => [v.version, v.tag]),
+      [
+        [3, null],
+        [2, 'release-2'],
+        [1, null],
+      ],
+    );
+    assert.deepEqual(list.versions[2], v1);
+  });
+
+  test('a tag is unique within its template (409 TAG_EXISTS) but not across templates', async () => {
+    const { apiKey } = s.team();
+    const a = await createVia(apiKey, { name: 'a', type: 'pdf', definition: hello('a') });
+    const b = await createVia(apiKey, { name: 'b', type: 'pdf', definition: hello('b') });
+    assert.equal((await s.api('POST', `/v1/templates/${a.id}/versions`, apiKey, { tag: 'prod' })).status, 201);
+    await expectError(await s.api('POST', `/v1/templates/${a.id}/versions`, apiKey, { tag: 'prod' }), 409, 'TAG_EXISTS');
+    assert.equal((await s.api('POST', `/v1/templates/${b.id}/versions`, apiKey, { tag: 'prod' })).status, 201);
+    // The refused snapshot took no number.
+    const res = await s.api('POST', `/v1/templates/${a.id}/versions`, apiKey, { tag: 'Prod' });
+    assert.equal(res.status, 201);
+    assert.equal(((await res.json()) as { version: number }).version, 2);
+  });
+
+  test('tags: 1..50 characters, not all digits', async () => {
+    const { apiKey } = s.team();
+    const t = await createVia(apiKey, { name: 't', type: 'pdf', definition: hello('t') });
+    for (const tag of ['42', '1', '007']) {
+      const body = await expectValidation(await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag }), 'tag');
+      assert.match(body.errors![0].message, /digits/);
+    }
+    await expectValidation(await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: '' }), 'tag');
+    await expectValidation(await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 'x'.repeat(51) }), 'tag');
+    await expectValidation(await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 7 }), 'tag');
+    await expectValidation(await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 'ok', note: 'x' }), '');
+    const ok = await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 'x'.repeat(50) });
+    assert.equal(ok.status, 201);
+    const mixed = await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: '2024' + 'b' });
+    assert.equal(mixed.status, 201);
+    const list = (await (await s.api('GET', `/v1/templates/${t.id}/versions`, apiKey)).json()) as { versions: { version: number }[] };
+    assert.deepEqual(list.versions.map((v) => v.version), [2, 1], 'refused tags created nothing');
+  });
+
+  test('rendering a version gives its snapshot; without a version, the edited draft', async () => {
+    const { apiKey } = s.team(20);
+    const t = await createVia(apiKey, { name: 'letter', type: 'pdf', definition: hello('Snapshot text for {{who}}') });
+    const res = await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 'stable' });
+    assert.equal(res.status, 201);
+    assert.equal((await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { definition: hello('Draft text for {{who}}') })).status, 200);
+    // A second snapshot, of the edited draft.
+    assert.equal((await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, {})).status, 201);
+    assert.equal((await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { definition: hello('Newest draft for {{who}}') })).status, 200);
+
+    const data = { who: 'Ada' };
+    assert.match(await renderText(apiKey, t.id, data, '1'), /Snapshot text for Ada/);
+    assert.match(await renderText(apiKey, t.id, data, 'stable'), /Snapshot text for Ada/);
+    assert.match(await renderText(apiKey, t.id, data, '2'), /Draft text for Ada/);
+    const draft = await renderText(apiKey, t.id, data);
+    assert.match(draft, /Newest draft for Ada/);
+    assert.doesNotMatch(draft, /Snapshot/);
+
+    // Unknown versions: 404, and no credit taken.
+    const before = ((await (await s.api('GET', '/v1/account', apiKey)).json()) as { credits: number }).credits;
+    assert.equal(before, 16);
+    for (const version of ['3', '99', 'unstable', 'Stable']) {
+      await expectError(await s.api('POST', '/v1/pdf/create', apiKey, { template_id: t.id, data, version }), 404, 'TEMPLATE_VERSION_NOT_FOUND');
+    }
+    await expectValidation(await s.api('POST', '/v1/pdf/create', apiKey, { template_id: t.id, data, version: 'v'.repeat(51) }), 'version');
+    const afterCredits = ((await (await s.api('GET', '/v1/account', apiKey)).json()) as { credits: number }).credits;
+    assert.equal(afterCredits, before);
+  });
+});
+
+describe('fields', () => {
+  test('lists the data paths of the draft, nested loops included', async () => {
+    const { apiKey } = s.team();
+    const definition = {
+      metadata: { title: 'Invoice {{number}}' },
+      content: [
+        { text: 'Bill to {{customer.name}}' },
+        {
+          each: 'items',
+          as: 'item',
+          content: [
+            { text: '{{item.name}}: {{item.qty | number:0}}' },
+            { each: 'item.parts', as: 'part', content: [{ text: '{{part.sku}} {{$index}}' }] },
+          ],
+        },
+        { if: 'paid', then: [{ text: 'Paid on {{paid_on | date:"yyyy-MM-dd"}}' }] },
+      ],
+    };
+    const t = await createVia(apiKey, { name: 'invoice', type: 'pdf', definition });
+    const res = await s.api('GET', `/v1/templates/${t.id}/fields`, apiKey);
+    assert.equal(res.status, 200);
+    const { fields } = (await res.json()) as { fields: { name: string; type: string }[] };
+    const byName = new Map(fields.map((f) => [f.name, f.type]));
+    assert.equal(byName.get('customer.name'), 'string');
+    assert.equal(byName.get('items'), 'array');
+    assert.equal(byName.get('items[].name'), 'string');
+    assert.equal(byName.get('items[].qty'), 'number');
+    assert.equal(byName.get('items[].parts'), 'array');
+    assert.equal(byName.get('items[].parts[].sku'), 'string');
+    assert.equal(byName.get('paid'), 'boolean');
+    assert.equal(byName.get('paid_on'), 'date');
+    assert.equal(byName.get('number'), 'string');
+    for (const f of fields) {
+      assert.ok(!f.name.startsWith('$') && !f.name.startsWith('item.') && !f.name.startsWith('part.'), `no built-ins or aliases: ${f.name}`);
+    }
+    assert.equal(new Set(fields.map((f) => f.name)).size, fields.length, 'no duplicates');
+
+    // Fields follow the draft.
+    assert.equal((await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { definition: hello('{{only}}') })).status, 200);
+    assert.deepEqual(await (await s.api('GET', `/v1/templates/${t.id}/fields`, apiKey)).json(), { fields: [{ name: 'only', type: 'string' }] });
+  });
+});
+
+describe('access', () => {
+  test('another team gets 403 FORBIDDEN on every template route, and nothing changes', async () => {
+    const owner = s.team();
+    const intruder = s.team();
+    const t = await createVia(owner.apiKey, { name: 'private', type: 'pdf', definition: hello('secret {{x}}') });
+    assert.equal((await s.api('POST', `/v1/templates/${t.id}/versions`, owner.apiKey, { tag: 'v' })).status, 201);
+    const versionsBefore = await (await s.api('GET', `/v1/templates/${t.id}/versions`, owner.apiKey)).json();
+
+    const attempts: [string, string, unknown?][] = [
+      ['GET', `/v1/templates/${t.id}`],
+      ['PUT', `/v1/templates/${t.id}`, { name: 'mine now', definition: hello('overwritten') }],
+      ['DELETE', `/v1/templates/${t.id}`],
+      ['POST', `/v1/templates/${t.id}/versions`, { tag: 'hijack' }],
+      ['GET', `/v1/templates/${t.id}/versions`],
+      ['GET', `/v1/templates/${t.id}/fields`],
+    ];
+    for (const [method, path, body] of attempts) {
+      const err = await expectError(await s.api(method, path, intruder.apiKey, body), 403, 'FORBIDDEN');
+      assert.doesNotMatch(err.detail, /secret/);
+    }
+    await expectError(await s.api('POST', '/v1/pdf/create', intruder.apiKey, { template_id: t.id, data: {} }), 403, 'FORBIDDEN');
+    await expectError(await s.api('POST', '/v1/pdf/create', intruder.apiKey, { template_id: t.id, data: {}, version: 'v' }), 403, 'FORBIDDEN');
+
+    const now = await (await s.api('GET', `/v1/templates/${t.id}`, owner.apiKey)).json();
+    assert.deepEqual(now, t);
+    assert.deepEqual(await (await s.api('GET', `/v1/templates/${t.id}/versions`, owner.apiKey)).json(), versionsBefore);
+    const theirs = (await (await s.api('GET', '/v1/templates', intruder.apiKey)).json()) as { templates: Template[]; total: number };
+    assert.equal(theirs.total, 0);
+    assert.deepEqual(theirs.templates, []);
+    const intruderAccount = (await (await s.api('GET', '/v1/account', intruder.apiKey)).json()) as { credits: number };
+    assert.equal(intruderAccount.credits, 10);
+  });
+
+  test('an unknown id is 404 TEMPLATE_NOT_FOUND on every template route', async () => {
+    const { apiKey } = s.team();
+    for (const id of ['AAAAAAAAAAAA', 'short', 'with%20space']) {
+      for (const [method, path, body] of [
+        ['GET', `/v1/templates/${id}`],
+        ['PUT', `/v1/templates/${id}`, { name: 'x' }],
+        ['DELETE', `/v1/templates/${id}`],
+        ['POST', `/v1/templates/${id}/versions`, {}],
+        ['GET', `/v1/templates/${id}/versions`],
+        ['GET', `/v1/templates/${id}/fields`],
+      ] as [string, string, unknown?][]) {
+        await expectError(await s.api(method, path, apiKey, body), 404, 'TEMPLATE_NOT_FOUND');
+      }
+    }
+  });
+
+  test('every template route needs a valid key (401 UNAUTHORIZED)', async () => {
+    const { teamId } = s.team();
+    const id = s.template(teamId, hello('x'));
+    const routes: [string, string, unknown?][] = [
+      ['POST', '/v1/templates', { name: 'x', type: 'pdf', definition: hello('x') }],
+      ['GET', '/v1/templates'],
+      ['GET', `/v1/templates/${id}`],
+      ['PUT', `/v1/templates/${id}`, { name: 'y' }],
+      ['DELETE', `/v1/templates/${id}`],
+      ['POST', `/v1/templates/${id}/versions`, {}],
+      ['GET', `/v1/templates/${id}/versions`],
+      ['GET', `/v1/templates/${id}/fields`],
+    ];
+    for (const [method, path, body] of routes) {
+      await expectError(await s.api(method, path, null, body), 401, 'UNAUTHORIZED');
+      await expectError(await s.api(method, path, 'pk_not_a_real_key', body), 401, 'UNAUTHORIZED');
+    }
+    const row = s.server.services.db.$client.prepare('SELECT name FROM templates WHERE id = ?').get(id) as { name: string } | undefined;
+    assert.equal(row?.name, 'test', 'the template is untouched');
+  });
+});
+
+describe('prototype keys', () => {
+  test('a definition with "__proto__" (or constructor/prototype) is refused and pollutes nothing', async () => {
+    const { apiKey } = s.team();
+    const raw = (type: string, definition: string) => `{"name":"p","type":"${type}","definition":${definition}}`;
+    const cases: [string, string, string][] = [
+      ['pdf', '{"__proto__":{"polluted":"yes"},"content":[]}', 'definition.__proto__'],
+      ['pdf', '{"content":[{"text":"x","__proto__":{"polluted":"yes"}}]}', 'definition.content[0].__proto__'],
+      ['image', '{"__proto__":{"polluted":"yes"}}', 'definition.__proto__'],
+      ['image', '{"a":[{"b":{"__proto__":{"polluted":"yes"}}}]}', 'definition.a[0].b.__proto__'],
+      ['image', '{"constructor":{"prototype":{"polluted":"yes"}}}', 'definition.constructor'],
+      ['pdf', '{"content":[],"styles":{"prototype":{"color":"red"}}}', 'definition.styles.prototype'],
+    ];
+    for (const [type, def, path] of cases) {
+      await expectValidation(await s.api('POST', '/v1/templates', apiKey, raw(type, def)), path);
+    }
+    // The same through an edit.
+    const t = await createVia(apiKey, { name: 'ok', type: 'image', definition: { a: 1 } });
+    await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, '{"definition":{"__proto__":{"polluted":"yes"}}}'), 'definition.__proto__');
+    // And on the body itself.
+    await expectError(await s.api('POST', '/v1/templates', apiKey, '{"__proto__":{"polluted":"yes"},"name":"p","type":"image","definition":{}}'), 400, 'VALIDATION_ERROR');
+
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false);
+    const list = (await (await s.api('GET', '/v1/templates', apiKey)).json()) as { total: number };
+    assert.equal(list.total, 1, 'only the clean template was stored');
+    const got = (await (await s.api('GET', `/v1/templates/${t.id}`, apiKey)).json()) as Template;
+    assert.deepEqual(got.definition, { a: 1 });
+  });
+});
+
+test('GET /openapi.json documents every template route', async () => {
+  const res = await s.fetch('/openapi.json');
+  assert.equal(res.status, 200);
+  const spec = (await res.json()) as { paths: Record<string, Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>> };
+  assert.deepEqual(Object.keys(spec.paths['/v1/templates']).sort(), ['get', 'post']);
+  assert.deepEqual(Object.keys(spec.paths['/v1/templates/{id}']).sort(), ['delete', 'get', 'put']);
+  assert.deepEqual(Object.keys(spec.paths['/v1/templates/{id}/versions']).sort(), ['get', 'post']);
+  assert.deepEqual(Object.keys(spec.paths['/v1/templates/{id}/fields']), ['get']);
+  assert.ok(spec.paths['/v1/templates'].post.requestBody);
+  assert.ok(spec.paths['/v1/templates'].post.responses['201']);
+  assert.ok(spec.paths['/v1/templates/{id}'].delete.responses['204']);
+  assert.ok(spec.paths['/v1/templates/{id}'].get.responses['403']);
+  assert.ok(spec.paths['/v1/templates/{id}/versions'].post.responses['409']);
+});
