@@ -17,6 +17,8 @@ export type RenderErrorCode =
   | 'BARCODE_INVALID'
   /** A font family that the font library does not hold. */
   | 'FONT_NOT_FOUND'
+  /** Something the requested PDF/A variant forbids and that cannot be made conformant. */
+  | 'PDFA_CONFLICT'
   /** Anything else that stopped rendering. */
   | 'RENDER_ERROR';
 

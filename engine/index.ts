@@ -10,6 +10,9 @@ import type { Template, TemplateField, TemplateIssue } from './template/types.ts
 import { bundledFontLibrary, type FontLibrary } from './text/fonts.ts';
 import { layoutDocument } from './layout/document.ts';
 import { paintPdf } from './paint/paint.ts';
+import { pdfaProfile, type PdfVariant } from './pdfa/variant.ts';
+
+export { PDF_VARIANTS, type PdfVariant } from './pdfa/variant.ts';
 
 export { RenderError, DEFAULT_LIMITS } from './errors.ts';
 export type { Limits, RenderErrorCode, ErrorDetail } from './errors.ts';
@@ -24,6 +27,8 @@ export interface RenderOptions {
   limits?: Partial<Limits>;
   /** Fonts to use. Default: the bundled fonts (fonts/), parsed once per process. */
   fonts?: FontLibrary;
+  /** Write PDF/A (spec §2.1 `pdf_variant`): "pdf/a-1b", "pdf/a-2b" or "pdf/a-3b". */
+  pdfVariant?: PdfVariant;
 }
 
 /** What {@link renderPdf} returns. */
@@ -89,7 +94,7 @@ function validOrThrow(definition: unknown, fonts?: FontLibrary, maxDepth?: numbe
  * @param definition a template definition (validated here).
  * @param data the JSON object whose values fill the placeholders.
  * @throws RenderError TEMPLATE_INVALID, DATA_INVALID, LIMIT_EXCEEDED, IMAGE_INVALID,
- *   BARCODE_INVALID, FONT_NOT_FOUND or RENDER_ERROR.
+ *   BARCODE_INVALID, FONT_NOT_FOUND, PDFA_CONFLICT or RENDER_ERROR.
  */
 export async function renderPdf(definition: unknown, data: unknown, options: RenderOptions = {}): Promise<RenderResult> {
   const fonts = options.fonts ?? bundledFontLibrary();
@@ -98,6 +103,6 @@ export async function renderPdf(definition: unknown, data: unknown, options: Ren
   const now = options.now ?? new Date();
   const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language });
   const pages = layoutDocument(template, data ?? {}, { fonts, limits, now, language: meta.language });
-  const pdf = await paintPdf(pages, { ...meta, date: now });
+  const pdf = await paintPdf(pages, { ...meta, date: now }, { pdfa: options.pdfVariant ? pdfaProfile(options.pdfVariant) : undefined });
   return { pdf, pages: pages.length };
 }

@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { renderPdf, RenderError } from '../engine/index.ts';
+import { PDF_VARIANTS, renderPdf, RenderError, type PdfVariant } from '../engine/index.ts';
 import { openDatabase, type Db } from '../db/open.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { startServer } from './server.ts';
@@ -42,12 +42,15 @@ async function render(args: string[]): Promise<void> {
     options: { output: { type: 'string', short: 'o' }, json: { type: 'boolean' }, 'pdf-variant': { type: 'string' } },
   });
   const [templatePath, dataPath] = positionals;
-  if (!templatePath || !values.output) throw new UsageError('usage: render TEMPLATE.json [DATA.json] -o OUT.pdf [--json]');
-  if (values['pdf-variant']) throw new UsageError('--pdf-variant is not supported yet (PDF/A output is a separate issue)');
+  if (!templatePath || !values.output) throw new UsageError('usage: render TEMPLATE.json [DATA.json] -o OUT.pdf [--pdf-variant pdf/a-2b] [--json]');
+  const variant = values['pdf-variant'];
+  if (variant !== undefined && !(PDF_VARIANTS as readonly string[]).includes(variant)) {
+    throw new UsageError(`--pdf-variant must be one of ${PDF_VARIANTS.join(', ')}`);
+  }
   const definition = readJson(templatePath, 'template');
   const data = dataPath ? readJson(dataPath, 'data') : {};
   const started = performance.now();
-  const result = await renderPdf(definition, data);
+  const result = await renderPdf(definition, data, { pdfVariant: variant as PdfVariant | undefined });
   writeFileSync(values.output, result.pdf);
   const ms = Math.round(performance.now() - started);
   if (values.json) {

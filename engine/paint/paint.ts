@@ -4,6 +4,11 @@
  * through pdfkit's API. Coordinates arrive top-left based (pdfkit flips every page for us).
  */
 import PDFDocument from 'pdfkit';
+import { RenderError } from '../errors.ts';
+import { installMetadata } from '../pdfa/document.ts';
+import { opaqueImage } from '../pdfa/flatten.ts';
+import type { PdfaProfile } from '../pdfa/variant.ts';
+import { xmpText } from '../pdfa/xmp.ts';
 import type { FontFace } from '../text/fonts.ts';
 import type { LineRun, RGB } from '../text/paragraph.ts';
 import type { DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
@@ -33,6 +38,7 @@ class PageWriter {
     private readonly doc: Doc,
     private readonly fonts: Map<FontFace, EmbeddedFace>,
     private readonly images: Map<DecodedImage, unknown>,
+    private readonly pdfa: PdfaProfile | undefined,
   ) {}
 
   private setFill(c: RGB): void {
@@ -49,6 +55,7 @@ class PageWriter {
 
   text(x: number, y: number, run: LineRun): void {
     const st = run.style;
+    if (this.pdfa) refuseMissingGlyphs(run);
     const f = pdfFont(this.doc, this.fonts, st.face);
     const page = this.doc.page as unknown as { fonts: Record<string, unknown> };
     if (page.fonts[f.id] === undefined) page.fonts[f.id] = f.ref;
@@ -67,7 +74,8 @@ class PageWriter {
     if (st.link) {
       this.flush();
       const top = y - st.face.ascent * st.size;
-      this.doc.link(x, top, run.width, (st.face.ascent + st.face.descent) * st.size, st.link);
+      // F 4: printable (PDF/A requires it; harmless elsewhere).
+      this.doc.link(x, top, run.width, (st.face.ascent + st.face.descent) * st.size, st.link, { F: 4 } as never);
     }
   }
 
@@ -120,7 +128,8 @@ class PageWriter {
     this.flush();
     let img = this.images.get(item.image);
     if (!img) {
-      img = (this.doc as unknown as { openImage(src: Buffer): unknown }).openImage(item.image.data);
+      const data = this.pdfa?.opaqueImages ? opaqueImage(item.image) : item.image.data;
+      img = (this.doc as unknown as { openImage(src: Buffer): unknown }).openImage(data);
       this.images.set(item.image, img);
     }
     if (item.clip) {
@@ -150,29 +159,55 @@ class PageWriter {
   }
 }
 
+/** PDF/A (6.2.11.8 in parts 2 and 3) forbids showing .notdef: a character the font lacks. */
+function refuseMissingGlyphs(run: LineRun): void {
+  for (const piece of run.pieces) {
+    const glyphs = piece.run.glyphs;
+    for (let i = 0; i < glyphs.length; i++) {
+      if (glyphs[i].id !== 0) continue;
+      const ch = String.fromCodePoint(...(piece.run.codePoints[i].length ? piece.run.codePoints[i] : [0xfffd]));
+      const hex = (ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+      throw new RenderError('PDFA_CONFLICT', `PDF/A forbids missing glyphs: "${ch}" (U+${hex}) is not in the font ${run.style.face.family}; choose a font that has it`);
+    }
+  }
+}
+
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '')) as Partial<T>;
+}
+
+/** Options of {@link paintPdf}. */
+export interface PaintOptions {
+  /** Write PDF/A: version, output intent, pdfaid, CIDSet, no transparency, no .notdef. */
+  pdfa?: PdfaProfile;
 }
 
 /**
  * Paint pages into a PDF.
  * @returns the PDF bytes.
+ * @throws RenderError PDFA_CONFLICT when PDF/A cannot be honoured (a character no font has).
  */
-export function paintPdf(pages: readonly Page[], info: DocumentInfo): Promise<Buffer> {
+export function paintPdf(pages: readonly Page[], info: DocumentInfo, options: PaintOptions = {}): Promise<Buffer> {
+  const pdfa = options.pdfa;
+  // Info and XMP must say exactly the same (PDF/A-1 6.7.3): both get the XML-safe text.
+  const title = info.title && xmpText(info.title);
+  const author = info.author && xmpText(info.author);
+  const subject = info.subject && xmpText(info.subject);
+  const keywords = info.keywords && xmpText(info.keywords);
   const doc = new PDFDocument({
     autoFirstPage: false,
     // No default font: pdfkit would otherwise load Helvetica (a standard-14 font we never use).
     font: null,
     compress: true,
-    pdfVersion: '1.7',
+    pdfVersion: pdfa?.pdfVersion ?? '1.7',
     lang: info.language,
-    displayTitle: Boolean(info.title),
+    displayTitle: Boolean(title),
     fontLayoutCache: false,
     info: definedOnly({
-      Title: info.title,
-      Author: info.author,
-      Subject: info.subject,
-      Keywords: info.keywords,
+      Title: title,
+      Author: author,
+      Subject: subject,
+      Keywords: keywords,
       Creator: 'Platen',
       Producer: 'Platen',
       CreationDate: info.date,
@@ -185,15 +220,16 @@ export function paintPdf(pages: readonly Page[], info: DocumentInfo): Promise<Bu
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
+  installMetadata(doc, { title, author, subject, keywords, language: info.language, creator: 'Platen', producer: 'Platen', created: info.date, modified: info.date }, pdfa);
   const fonts = new Map<FontFace, EmbeddedFace>();
   const images = new Map<DecodedImage, unknown>();
   for (const page of pages) {
     doc.addPage({ size: [page.width, page.height], margin: 0 });
-    const w = new PageWriter(doc, fonts, images);
+    const w = new PageWriter(doc, fonts, images, pdfa);
     for (const item of page.items) w.draw(item);
     w.flush();
   }
-  for (const f of fonts.values()) f.finalize(false);
+  for (const f of fonts.values()) f.finalize(Boolean(pdfa));
   doc.end();
   return done;
 }

@@ -86,6 +86,8 @@ export interface Line {
 export type Align = 'left' | 'right' | 'center' | 'justify';
 
 const TRAILING_SPACE = /[ \t\n\r\u2028\u2029]+$/;
+const CONTROL = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f]/;
+const CONTROL_GLOBAL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 const NEWLINES = /[\n\r\u2028\u2029]/g;
 
 function makePiece(text: string, style: TextStyle, space: boolean): Piece {
@@ -97,7 +99,9 @@ function makePiece(text: string, style: TextStyle, space: boolean): Piece {
  * Shape a paragraph's styled runs into segments. Width-independent: do it once, break many times.
  * @param spans the paragraph's text in document order; must not be empty.
  */
-export function prepareParagraph(spans: readonly StyledText[]): PreparedParagraph {
+export function prepareParagraph(input: readonly StyledText[]): PreparedParagraph {
+  // Tabs become spaces and other control characters go: no font has glyphs for them.
+  const spans = input.map((s) => (CONTROL.test(s.text) ? { text: s.text.replace(/\t/g, ' ').replace(CONTROL_GLOBAL, ''), style: s.style } : s));
   const baseStyle = spans[0].style;
   let full = '';
   for (const s of spans) full += s.text;

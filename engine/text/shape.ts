@@ -42,12 +42,15 @@ function shapeUncached(face: FontFace, text: string, features?: readonly string[
   const result = face.font.layout(text, features ? [...features] : undefined);
   const advances: number[] = new Array(result.glyphs.length);
   const codePoints: number[][] = new Array(result.glyphs.length);
+  // When characters and glyphs pair one to one (most runs), the text itself says what each glyph shows.
+  const chars = [...text];
+  const oneToOne = chars.length === result.glyphs.length;
   let offsets: [number, number][] | undefined;
   let width = 0;
   for (let i = 0; i < result.glyphs.length; i++) {
     const p = result.positions[i];
     advances[i] = p.xAdvance;
-    codePoints[i] = codePointsOf(face, result.glyphs[i]);
+    codePoints[i] = codePointsOf(face, result.glyphs[i], oneToOne ? chars[i].codePointAt(0) : undefined);
     width += p.xAdvance;
     if (p.xOffset !== 0 || p.yOffset !== 0) {
       offsets ??= result.glyphs.map(() => [0, 0] as [number, number]);
@@ -60,10 +63,13 @@ function shapeUncached(face: FontFace, text: string, features?: readonly string[
 /**
  * fontkit caches one Glyph object per id for the life of the font. Subsetting a composite glyph
  * (Ö) creates its components (O) without code points, and a later layout of "O" returns that
- * cached object with an empty list. Fall back to the font's reverse cmap then.
+ * cached object with an empty list; .notdef (glyph 0, in every subset) likewise. Fall back to the
+ * character at the same position, then to the font's reverse cmap.
  */
-function codePointsOf(face: FontFace, glyph: Glyph): number[] {
+function codePointsOf(face: FontFace, glyph: Glyph, sameIndexChar: number | undefined): number[] {
+  if (glyph.id === 0 && sameIndexChar !== undefined) return [sameIndexChar];
   if (glyph.codePoints.length > 0) return [...glyph.codePoints];
+  if (sameIndexChar !== undefined) return [sameIndexChar];
   const strings = face.font.stringsForGlyph(glyph.id);
   if (strings.length === 0) return [];
   return [...strings[0]].map((c) => c.codePointAt(0)!);

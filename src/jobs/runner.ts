@@ -5,6 +5,7 @@
  */
 import PQueue from 'p-queue';
 import type { Db } from '../../db/open.ts';
+import type { PdfVariant } from '../../engine/index.ts';
 import type { Logger } from '../logger.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import type { FileStore } from '../services/files.ts';
@@ -63,7 +64,7 @@ export class JobRunner {
     const job = claimJob(db, id);
     if (!job) return;
     try {
-      const { pdf } = await pool.render(JSON.parse(job.definition), JSON.parse(job.data));
+      const { pdf } = await pool.render(JSON.parse(job.definition), JSON.parse(job.data), { pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined });
       const filename = `${job.filename}.pdf`;
       const stored = files.save(job.teamId, filename, pdf, job.expiration);
       completeJob(db, job, { url: stored.url, filename, expiresAt: stored.expiresAt });

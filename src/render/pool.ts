@@ -3,6 +3,7 @@
  * PLATEN_RENDER_THREADS; shared by synchronous requests and queued jobs.
  */
 import { Piscina } from 'piscina';
+import type { PdfVariant } from '../../engine/index.ts';
 import type { RenderOutcome, RenderTask } from './task.ts';
 
 /** A failed render, with the engine's error code and the path of the fault. */
@@ -33,8 +34,8 @@ export class RenderPool {
    * Render `definition` with `data` on a worker thread.
    * @throws RenderFailure when the engine refuses or fails.
    */
-  async render(definition: unknown, data: unknown, now: Date = new Date()): Promise<{ pdf: Buffer; pages: number }> {
-    const task: RenderTask = { definition, data, now: now.getTime() };
+  async render(definition: unknown, data: unknown, options: { now?: Date; pdfVariant?: PdfVariant } = {}): Promise<{ pdf: Buffer; pages: number }> {
+    const task: RenderTask = { definition, data, now: (options.now ?? new Date()).getTime(), pdfVariant: options.pdfVariant };
     const out = (await this.pool.run(task)) as RenderOutcome;
     if (!out.ok) throw new RenderFailure(out.code, out.message, out.path);
     return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), pages: out.pages };

@@ -2,13 +2,15 @@
  * The work one render thread does: definition + data -> PDF bytes through the engine. Errors come
  * back as values (RenderError's code, message and path survive the thread boundary).
  */
-import { renderPdf, RenderError } from '../../engine/index.ts';
+import { renderPdf, RenderError, type PdfVariant } from '../../engine/index.ts';
 
 export interface RenderTask {
   definition: unknown;
   data: unknown;
   /** `$now` and the creation date, ms since the epoch. */
   now: number;
+  /** PDF/A variant (spec §2.1 pdf_variant). */
+  pdfVariant?: PdfVariant;
 }
 
 export type RenderOutcome =
@@ -17,7 +19,7 @@ export type RenderOutcome =
 
 export default async function render(task: RenderTask): Promise<RenderOutcome> {
   try {
-    const result = await renderPdf(task.definition, task.data, { now: new Date(task.now) });
+    const result = await renderPdf(task.definition, task.data, { now: new Date(task.now), pdfVariant: task.pdfVariant });
     // Structured clone copies the bytes to the main thread (a few hundred µs for a large PDF).
     return { ok: true, pdf: new Uint8Array(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength), pages: result.pages };
   } catch (e) {

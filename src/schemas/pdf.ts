@@ -2,7 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { jsonObject } from './common.ts';
 
-export const PDF_VARIANTS = ['pdf/a-1b', 'pdf/a-2b', 'pdf/a-3b'] as const;
+import { PDF_VARIANTS } from '../../engine/index.ts';
 
 /** §2.1: every field rule, checked before anything else happens. */
 export const createPdfBody = z

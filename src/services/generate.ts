@@ -28,7 +28,6 @@ export function checkRequest(db: Db, teamId: string, req: CreatePdfBody): unknow
   const template = getTemplate(db, teamId, req.template_id);
   if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; use the image endpoint`);
   const definition = definitionFor(db, template, req.version);
-  if (req.pdf_variant) throw new ApiError(400, 'PDF_VARIANT_UNSUPPORTED', `pdf_variant "${req.pdf_variant}": PDF/A output is not available on this server yet`);
   if (req.store_s3 && req.export_type === 'url') {
     throw new ApiError(400, 'S3_INTEGRATION_MISSING', 'store_s3 needs an S3 integration, and this server does not support S3 integrations yet; leave store_s3 out to get a signed URL');
   }
@@ -54,7 +53,7 @@ export async function generateSync(deps: GenerateDeps, teamId: string, req: Crea
   // The balance this call's debit left: "after this call" (§2.3), whatever runs concurrently.
   const balance = debitCredit(deps.db, teamId);
   return renderOrRefund(deps.db, teamId, async () => {
-    const { pdf } = await deps.pool.render(definition, req.data);
+    const { pdf } = await deps.pool.render(definition, req.data, { pdfVariant: req.pdf_variant });
     if (req.export_type === 'binary') return { kind: 'binary' as const, pdf, creditsRemaining: balance };
     const filename = `${req.filename}.pdf`;
     const stored = deps.files.save(teamId, filename, pdf, req.expiration);

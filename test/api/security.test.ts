@@ -1,0 +1,295 @@
+/**
+ * Security properties of the HTTP API through real servers: prototype pollution through data and
+ * placeholders, malformed and oversized bodies, hashed API keys, keys never in responses or logs,
+ * signed-URL paths that try to escape the files folder.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../db/open.ts';
+import { ApiError } from '../../src/errors.ts';
+import { createApiKey } from '../../src/services/keys.ts';
+import { createTeam } from '../../src/services/teams.ts';
+import { createTemplate } from '../../src/services/templates.ts';
+import { balance, expectError, freePort, ROOT } from '../helpers/api.ts';
+import { readPdf } from '../helpers/pdf.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let s: TestServer;
+let team: { teamId: string; apiKey: string };
+
+before(async () => {
+  s = await startTestServer();
+  team = s.team(100);
+});
+after(async () => {
+  await s.close();
+});
+
+async function pdfText(res: Response): Promise<string> {
+  const pdf = Buffer.from(await res.arrayBuffer());
+  assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
+  return (await readPdf(pdf)).pages.map((p) => p.text).join('\n');
+}
+
+describe('prototype pollution', () => {
+  test('"__proto__" and "constructor" keys in data render fine and pollute nothing', async () => {
+    const tpl = s.template(team.teamId, { content: [{ text: 'Hello {{name}} [{{polluted}}] [{{x}}] [{{inner.polluted}}]' }] });
+    // Raw JSON text: JSON.stringify of an object literal could not carry an own "__proto__" key.
+    const raw = `{"template_id": "${tpl}", "export_type": "binary", "data": {"__proto__": {"polluted": 1}, "constructor": {"prototype": {"x": 1}}, "name": "Ada", "inner": {"__proto__": {"polluted": 2}}}}`;
+    const res = await s.api('POST', '/v1/pdf/create', team.apiKey, raw);
+    assert.equal(res.status, 200);
+    const text = await pdfText(res);
+    assert.match(text, /Hello Ada \[\] \[\] \[\]/, `nothing inherited from a polluted prototype: ${text}`);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.equal(({} as Record<string, unknown>).x, undefined);
+    assert.equal((Object.prototype as Record<string, unknown>).polluted, undefined);
+
+    // The worker threads that rendered it are not polluted either: a later render of another team sees nothing.
+    const other = s.team(2);
+    const probe = s.template(other.teamId, { content: [{ text: 'probe [{{polluted}}] [{{x}}]' }] });
+    for (let i = 0; i < 2; i++) {
+      const again = await s.api('POST', '/v1/pdf/create', other.apiKey, { template_id: probe, data: {}, export_type: 'binary' });
+      assert.equal(again.status, 200);
+      assert.match(await pdfText(again), /probe \[\] \[\]/);
+    }
+  });
+
+  test('"__proto__" as a top-level body key is refused, not merged', async () => {
+    const tpl = s.template(team.teamId, { content: [{ text: 'x' }] });
+    const raw = `{"template_id": "${tpl}", "data": {}, "__proto__": {"export_type": "binary"}}`;
+    const res = await s.api('POST', '/v1/pdf/create', team.apiKey, raw);
+    // Either refused as an unknown field, or ignored: never turned into a binary export.
+    if (res.status === 200) {
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/, 'the __proto__ key did not switch the export type');
+      await res.arrayBuffer();
+    } else {
+      await expectError(res, 400, 'VALIDATION_ERROR');
+    }
+    assert.equal(({} as Record<string, unknown>).export_type, undefined);
+  });
+
+  test('placeholders reaching the prototype are refused at template creation (ApiError 400)', () => {
+    const db = s.server.services.db;
+    const bad: unknown[] = [
+      { content: [{ text: '{{__proto__.polluted}}' }] },
+      { content: [{ text: '{{constructor.name}}' }] },
+      { content: [{ text: '<<constructor.name>>' }] },
+      { content: [{ text: 'Hi {{customer.__proto__}}' }] },
+      { content: [{ text: '{{constructor.prototype.x}}' }] },
+      { content: [{ each: '__proto__', as: 'x', content: [{ text: 'a' }] }] },
+      { content: [{ if: 'constructor.name', then: [{ text: 'a' }] }] },
+      { content: [{ qrcode: '{{__proto__.toString}}' }] },
+      { metadata: { title: '{{constructor.name}}' }, content: [{ text: 'a' }] },
+    ];
+    for (const definition of bad) {
+      assert.throws(
+        () => createTemplate(db, team.teamId, { name: 'evil', type: 'pdf', definition }),
+        (e: unknown) => e instanceof ApiError && e.status === 400,
+        `refused: ${JSON.stringify(definition)}`,
+      );
+    }
+  });
+});
+
+describe('request bodies', () => {
+  test('malformed JSON -> 400 BAD_REQUEST', async () => {
+    const tpl = s.template(team.teamId, { content: [{ text: 'x' }] });
+    const before = balance(s.server.services.db, team.teamId);
+    for (const raw of [`{"template_id": "${tpl}", "data": {`, `{'template_id': '${tpl}'}`, `{"template_id": "${tpl}", "data": {}} trailing`, '{"data": NaN}']) {
+      await expectError(await s.api('POST', '/v1/pdf/create', team.apiKey, raw), 400, 'BAD_REQUEST');
+    }
+    assert.equal(balance(s.server.services.db, team.teamId), before, 'refused bodies cost nothing');
+  });
+
+  test('a body over PLATEN_MAX_BODY_BYTES -> 413 PAYLOAD_TOO_LARGE (with and without Content-Length); smaller bodies pass', async () => {
+    const small = await startTestServer({ PLATEN_MAX_BODY_BYTES: '2048' });
+    try {
+      const t = small.team(5);
+      const tpl = small.template(t.teamId, { content: [{ text: 'Hi {{name}}' }] });
+      const big = JSON.stringify({ template_id: tpl, data: { name: 'x'.repeat(5 * 1024) }, export_type: 'binary' });
+      assert.ok(big.length > 5000);
+      await expectError(await small.api('POST', '/v1/pdf/create', t.apiKey, big), 413, 'PAYLOAD_TOO_LARGE');
+
+      // Streamed (chunked, no Content-Length): the limit still holds.
+      const chunks = [big.slice(0, 1000), big.slice(1000, 3000), big.slice(3000)];
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const c of chunks) controller.enqueue(new TextEncoder().encode(c));
+          controller.close();
+        },
+      });
+      const chunked = await fetch(`${small.url}/v1/pdf/create`, {
+        method: 'POST',
+        headers: { 'x-api-key': t.apiKey, 'content-type': 'application/json' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit);
+      await expectError(chunked, 413, 'PAYLOAD_TOO_LARGE');
+      assert.equal(balance(small.server.services.db, t.teamId), 5, 'oversized requests cost nothing');
+
+      const ok = await small.api('POST', '/v1/pdf/create', t.apiKey, { template_id: tpl, data: { name: 'x'.repeat(1000) }, export_type: 'binary' });
+      assert.equal(ok.status, 200, 'a body under the limit passes');
+      await ok.arrayBuffer();
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('API keys at rest', () => {
+  test('keys are stored hashed: no column holds the key, key_hash is 64 hex chars and not the key', () => {
+    const t = s.team(1);
+    const { apiKey: second } = createApiKey(s.server.services.db, t.teamId);
+    const sqlite = s.server.services.db.$client;
+    const columns = (sqlite.prepare('PRAGMA table_info(api_keys)').all() as { name: string }[]).map((c) => c.name);
+    assert.ok(columns.includes('key_hash'));
+    assert.ok(!columns.some((c) => /^(key|api_key|secret|token)$/.test(c)), `columns: ${columns.join(', ')}`);
+    const rows = sqlite.prepare('SELECT * FROM api_keys WHERE team_id = ?').all(t.teamId) as Record<string, unknown>[];
+    assert.equal(rows.length, 2);
+    for (const key of [t.apiKey, second]) {
+      for (const row of rows) {
+        for (const [col, value] of Object.entries(row)) {
+          assert.ok(typeof value !== 'string' || !value.includes(key), `column ${col} holds the key`);
+        }
+      }
+      const row = rows.find((r) => r.key_hash === createHash('sha256').update(key).digest('hex'));
+      assert.ok(row, 'a row with the SHA-256 of the key');
+      assert.match(String(row.key_hash), /^[0-9a-f]{64}$/);
+      assert.notEqual(row.key_hash, key);
+      // The display prefix is short: not enough of the key to use it.
+      assert.ok(String(row.prefix).length <= 12 && key.length >= 40);
+    }
+  });
+
+  test('no file in the data dir (database, WAL, files) contains a key', async () => {
+    const t = s.team(3);
+    const tpl = s.template(t.teamId, { content: [{ text: 'x' }] });
+    const res = await s.api('POST', '/v1/pdf/create', t.apiKey, { template_id: tpl, data: {} });
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+    const walk = (dir: string): string[] =>
+      readdirSync(dir).flatMap((n) => {
+        const p = join(dir, n);
+        return statSync(p).isDirectory() ? walk(p) : [p];
+      });
+    const files = walk(s.dataDir);
+    assert.ok(files.some((f) => f.endsWith('platen.db')));
+    for (const f of files) {
+      const bytes = readFileSync(f);
+      assert.ok(!bytes.includes(t.apiKey), `${f} contains the API key`);
+      assert.ok(!bytes.includes(team.apiKey), `${f} contains the API key`);
+    }
+  });
+});
+
+describe('signed URL paths', () => {
+  test('paths that try to leave the files folder are 403, never a file', async () => {
+    for (const path of [
+      '/cdn/..%2Fplaten.db/x.pdf?expires=9999999999&signature=' + '0'.repeat(64),
+      '/cdn/..%2F..%2Fsecret/x.pdf?expires=9999999999&signature=' + '0'.repeat(64),
+      '/cdn/' + '0'.repeat(32) + '/..%2F..%2Fplaten.db?expires=9999999999&signature=' + '0'.repeat(64),
+    ]) {
+      const res = await s.fetch(path);
+      const body = Buffer.from(await res.arrayBuffer());
+      assert.ok(res.status === 403 || res.status === 404, `${path}: ${res.status}`);
+      assert.ok(!body.includes('SQLite format'), 'no database bytes');
+    }
+  });
+});
+
+describe('keys never leak', () => {
+  let child: ChildProcess | undefined;
+  let dir: string;
+  after(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('no response body, header or log line (the real logger, LOG_LEVEL=trace) contains an API key', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'platen-logs-'));
+    const db = openDatabase(join(dir, 'platen.db'));
+    const t = createTeam(db, 'Logged', 3);
+    const poor = createTeam(db, 'Poor', 0);
+    const tpl = createTemplate(db, t.teamId, { name: 't', type: 'pdf', definition: { content: [{ text: 'Hello {{name}}' }] } }).id;
+    const broken = createTemplate(db, t.teamId, { name: 'b', type: 'pdf', definition: { content: [{ image: '{{logo}}' }] } }).id;
+    db.$client.close();
+    const wrongKey = `${t.apiKey.slice(0, -4)}ABCD`;
+    const keys = [t.apiKey, poor.apiKey, wrongKey];
+
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PLATEN_PUBLIC_URL: base,
+        PLATEN_DATA_DIR: dir,
+        PLATEN_SEED_DEMO: 'false',
+        PLATEN_RENDER_THREADS: '1',
+        LOG_LEVEL: 'trace',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const started = Date.now();
+    while (!out.includes('platen listening')) {
+      assert.ok(child.exitCode === null, `server exited: ${out}`);
+      assert.ok(Date.now() - started < 20_000, `server did not start: ${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+
+    const seen: string[] = [];
+    const call = async (path: string, key: string | null, body?: string, extra: Record<string, string> = {}) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...extra };
+      if (key !== null) headers['x-api-key'] = key;
+      const res = await fetch(`${base}${path}`, { method: body === undefined ? 'GET' : 'POST', headers, body });
+      const bytes = Buffer.from(await res.arrayBuffer());
+      seen.push(`${res.status} ${[...res.headers].map(([k, v]) => `${k}: ${v}`).join('\n')}\n${bytes.toString('latin1')}`);
+      return { res, bytes };
+    };
+    const create = (key: string | null, body: unknown) => call('/v1/pdf/create', key, typeof body === 'string' ? body : JSON.stringify(body));
+
+    const urlRes = await create(t.apiKey, { template_id: tpl, data: { name: 'Ada' } });
+    assert.equal(urlRes.res.status, 200);
+    const { url } = JSON.parse(urlRes.bytes.toString()) as { url: string };
+    assert.equal((await call(new URL(url).pathname + new URL(url).search, null)).res.status, 200);
+    assert.equal((await create(t.apiKey, { template_id: tpl, data: { name: 'Ada' }, export_type: 'binary' })).res.status, 200);
+    assert.equal((await create(wrongKey, { template_id: tpl, data: {} })).res.status, 401);
+    assert.equal((await create(t.apiKey, { template_id: 'AAAAAAAAAAAA', data: {} })).res.status, 404);
+    assert.equal((await create(t.apiKey, { template_id: tpl, data: [] })).res.status, 400);
+    assert.equal((await create(t.apiKey, '{"template_id": ')).res.status, 400);
+    assert.equal((await create(t.apiKey, { template_id: broken, data: { logo: 'data:image/png;base64,AAAA' } })).res.status, 500);
+    assert.equal((await create(poor.apiKey, { template_id: tpl, data: {} })).res.status, 403);
+    assert.equal((await call('/v1/nothing', t.apiKey)).res.status, 404);
+    // A key sent where keys do not belong (the query string) is not logged either.
+    assert.equal((await call(`/v1/pdf/create?api_key=${t.apiKey}`, null, '{}')).res.status, 401);
+
+    // Let the last log lines flush.
+    await new Promise((r) => setTimeout(r, 300));
+    const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    await exited;
+
+    const lines = out.split('\n').filter((l) => l.trim() !== '');
+    assert.ok(lines.filter((l) => l.includes('"request"')).length >= 11, `a log line per request:\n${out}`);
+    for (const key of keys) {
+      assert.ok(!out.includes(key), `a log line contains an API key:\n${lines.filter((l) => l.includes(key)).join('\n')}`);
+      assert.ok(!out.includes(key.slice(3, 30)), 'not even a large part of a key is logged');
+      for (const r of seen) assert.ok(!r.includes(key), `a response contains an API key:\n${r.slice(0, 500)}`);
+    }
+    assert.ok(!out.includes('signature='), 'signed-URL signatures are not logged');
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * PDF/A-1b, 2b, 3b: every example in every variant passes ../shared/tools/pdfa-check and
+ * `qpdf --check`, including a transparent PNG, a link, a title with & and <, and accented text in
+ * A-1b (composite glyphs in the CIDSet); what cannot conform is refused with PDFA_CONFLICT.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderPdf, RenderError, PDF_VARIANTS, type PdfVariant } from '../../engine/index.ts';
+import { alphaPngDataUri } from '../helpers/images.ts';
+import { readPdf } from '../helpers/pdf.ts';
+
+const ROOT = new URL('../../', import.meta.url);
+const CHECKER = join(new URL('../../../shared/tools/pdfa-check/pdfa-check', import.meta.url).pathname);
+const NOW = new Date('2026-01-15T12:00:00Z');
+
+interface CheckResult {
+  compliant: boolean;
+  part: number;
+  failures: { id: string; message?: string }[];
+  warnings: { id: string }[];
+}
+
+/** Run the PDF/A checker and qpdf on a PDF. */
+function check(pdf: Buffer): { result: CheckResult; qpdfOk: boolean } {
+  assert.ok(existsSync(CHECKER), `the PDF/A checker is expected at ${CHECKER}`);
+  const dir = mkdtempSync(join(tmpdir(), 'platen-pdfa-'));
+  try {
+    const file = join(dir, 'doc.pdf');
+    writeFileSync(file, pdf);
+    const run = spawnSync(CHECKER, [file, '--json'], { encoding: 'utf8' });
+    assert.ok(run.status === 0 || run.status === 1, `pdfa-check could not check the file: ${run.stderr}`);
+    const qpdf = spawnSync('qpdf', ['--check', file], { encoding: 'utf8' });
+    return { result: JSON.parse(run.stdout) as CheckResult, qpdfOk: qpdf.status === 0 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function assertConformant(pdf: Buffer, variant: PdfVariant, what: string): void {
+  const { result, qpdfOk } = check(pdf);
+  assert.ok(qpdfOk, `${what}: qpdf --check failed`);
+  assert.equal(result.part, Number(variant.charAt(6)), `${what}: declared part`);
+  assert.deepEqual(result.failures, [], `${what} as ${variant}: ${JSON.stringify(result.failures)}`);
+  assert.equal(result.compliant, true);
+}
+
+const example = (name: string) => ({
+  definition: JSON.parse(readFileSync(new URL(`examples/${name}/template.json`, ROOT), 'utf8')),
+  data: JSON.parse(readFileSync(new URL(`examples/${name}/data.json`, ROOT), 'utf8')),
+});
+
+for (const name of ['invoice', 'report', 'letter']) {
+  test(`examples/${name} passes pdfa-check and qpdf in every variant`, async () => {
+    const { definition, data } = example(name);
+    for (const variant of PDF_VARIANTS) {
+      const { pdf } = await renderPdf(definition, data, { now: NOW, pdfVariant: variant });
+      assertConformant(pdf, variant, `examples/${name}`);
+    }
+  });
+}
+
+const HARD = {
+  metadata: { title: 'Müller & Söhne <GmbH> "Q"', author: 'Zoë & Co', subject: 'Ärger < Ökonomie', keywords: 'a & b, <c>', language: 'de' },
+  content: [
+    { text: 'Öl, Übung, Éclair, façade, naïve, Ångström, Żółć — “quotes” € ½' },
+    { text: [{ text: 'a link', link: 'https://example.com/?a=1&b=2' }] },
+    { image: '{{logo}}', width: 60 },
+  ],
+};
+
+test('a transparent PNG, a link, a title with & and < and accented text conform in every variant', async () => {
+  const data = { logo: alphaPngDataUri(16, 16) };
+  for (const variant of PDF_VARIANTS) {
+    const { pdf } = await renderPdf(HARD, data, { now: NOW, pdfVariant: variant });
+    assertConformant(pdf, variant, 'the hard case');
+  }
+});
+
+test('the hard case round-trips: text extracts, Info keeps & and <, the header names the version', async () => {
+  const { pdf } = await renderPdf(HARD, { logo: alphaPngDataUri(16, 16) }, { now: NOW, pdfVariant: 'pdf/a-1b' });
+  assert.equal(pdf.subarray(0, 8).toString('latin1'), '%PDF-1.4');
+  const doc = await readPdf(pdf);
+  assert.match(doc.pages[0].text, /Öl, Übung, Éclair, façade, naïve, Ångström, Żółć/);
+  assert.equal(doc.info.Title, HARD.metadata.title);
+  assert.equal(doc.info.Author, HARD.metadata.author);
+  const a2 = await renderPdf(HARD, { logo: alphaPngDataUri(16, 16) }, { now: NOW, pdfVariant: 'pdf/a-2b' });
+  assert.equal(a2.pdf.subarray(0, 8).toString('latin1'), '%PDF-1.7');
+});
+
+test('PDF/A-1b flattens alpha (no SMask) while a plain PDF keeps it', async () => {
+  const doc = { content: [{ image: alphaPngDataUri(8, 8), width: 40 }] };
+  const smasks = (pdf: Buffer) => {
+    const dir = mkdtempSync(join(tmpdir(), 'platen-qdf-'));
+    try {
+      writeFileSync(join(dir, 'in.pdf'), pdf);
+      execFileSync('qpdf', ['--qdf', '--object-streams=disable', join(dir, 'in.pdf'), join(dir, 'out.pdf')]);
+      return (readFileSync(join(dir, 'out.pdf')).toString('latin1').match(/\/SMask/g) ?? []).length;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  assert.equal(smasks((await renderPdf(doc, {}, { now: NOW, pdfVariant: 'pdf/a-1b' })).pdf), 0);
+  assert.ok(smasks((await renderPdf(doc, {}, { now: NOW })).pdf) > 0, 'the plain PDF keeps its soft mask');
+});
+
+test('a character no bundled font has is refused with PDFA_CONFLICT naming it, and renders without PDF/A', async () => {
+  const doc = { content: [{ text: 'snow ☃ man' }] };
+  await assert.rejects(renderPdf(doc, {}, { now: NOW, pdfVariant: 'pdf/a-2b' }), (e: unknown) => {
+    assert.ok(e instanceof RenderError);
+    assert.equal(e.code, 'PDFA_CONFLICT');
+    assert.match(e.message, /U\+2603/);
+    return true;
+  });
+  const plain = await renderPdf(doc, {}, { now: NOW });
+  assert.equal(plain.pages, 1);
+});
+
+test('plain PDFs carry well-formed XMP too: escaped title, ModifyDate, no pdfaid', async () => {
+  const { pdf } = await renderPdf(HARD, { logo: alphaPngDataUri(4, 4) }, { now: NOW });
+  const raw = pdf.toString('latin1');
+  const start = raw.indexOf('<?xpacket begin');
+  const end = raw.indexOf('<?xpacket end="w"?>');
+  assert.ok(start > 0 && end > start, 'an uncompressed XMP packet');
+  const xmp = Buffer.from(raw.slice(start, end), 'latin1').toString('utf8');
+  assert.match(xmp, /<rdf:li xml:lang="x-default">Müller &amp; Söhne &lt;GmbH&gt; "Q"<\/rdf:li>/);
+  assert.match(xmp, /<xmp:ModifyDate>2026-01-15T12:00:00Z<\/xmp:ModifyDate>/);
+  assert.doesNotMatch(xmp, /pdfaid/);
+});
