@@ -33,7 +33,7 @@ const getOne = createRoute({
   path: '/jobs/{job_id}',
   summary: 'A job record (spec §4.3)',
   security: [{ apiKey: [] }],
-  request: { params: z.object({ job_id: z.string().min(1).max(100) }) },
+  request: { params: z.object({ job_id: z.string().min(1) }) },
   responses: { 200: { description: 'the job', content: { 'application/json': { schema: jobRecord } } }, 404: error('unknown job, or another team\'s') },
 });
 

@@ -12,7 +12,8 @@ import { and, asc, eq, lte, min } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
 import { jobs, webhookDeliveries } from '../../db/schema.ts';
 import type { Logger } from '../logger.ts';
-import { publicOnlyLookup } from '../services/network.ts';
+import { isIP } from 'node:net';
+import { isPublicAddress, publicOnlyLookup } from '../services/network.ts';
 import type { SecretBox } from '../services/secrets.ts';
 
 export interface DelivererOptions {
@@ -24,7 +25,8 @@ export interface DelivererOptions {
 }
 
 type Delivery = typeof webhookDeliveries.$inferSelect;
-type Outcome = { status: number } | { error: string };
+/** An answer, or a failure: `retry` false for targets that will never be allowed (no point retrying). */
+type Outcome = { status: number } | { error: string; retry: boolean };
 
 /** The X-Platen-Signature value (§6.3) for a body sent at `timestamp` (Unix seconds). */
 export function signWebhook(secret: string, timestamp: number, body: string): string {
@@ -58,6 +60,9 @@ export class WebhookDeliverer {
     for (const d of due) {
       if (this.inFlight.has(d.id)) continue;
       this.inFlight.add(d.id);
+      // Lease the row for the attempt's length, so the scheduler does not see it as due meanwhile
+      // (and a crash mid-attempt retries it once the lease runs out).
+      this.db.update(webhookDeliveries).set({ nextAttemptAt: Date.now() + this.timeoutMs + 1000 }).where(eq(webhookDeliveries.id, d.id)).run();
       this.attempt(d)
         .catch((err) => this.log.error({ err, delivery: d.id }, 'webhook attempt crashed'))
         .finally(() => {
@@ -84,7 +89,22 @@ export class WebhookDeliverer {
     if (this.timer) clearTimeout(this.timer);
   }
 
+  private get timeoutMs(): number {
+    return this.opts.timeoutMs ?? 10_000;
+  }
+
   private async attempt(d: Delivery): Promise<void> {
+    let outcome: Outcome;
+    try {
+      outcome = await this.send(d);
+    } catch (err) {
+      // Nothing was sent (e.g. the stored secret no longer decrypts: PLATEN_SECRET changed).
+      outcome = { error: `not sent: ${(err as Error).message}`, retry: false };
+    }
+    this.record(d, outcome);
+  }
+
+  private async send(d: Delivery): Promise<Outcome> {
     const job = this.db.select({ secret: jobs.webhookSecretEnc }).from(jobs).where(eq(jobs.id, d.jobId)).get();
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
@@ -94,15 +114,26 @@ export class WebhookDeliverer {
       'X-Platen-Event': d.event,
       'X-Platen-Timestamp': String(timestamp),
     };
-    if (job?.secret) headers['X-Platen-Signature'] = signWebhook(this.secrets.open(job.secret), timestamp, d.body);
-    const outcome = await this.post(d.url, d.body, headers);
+    if (job?.secret) {
+      let secret: string;
+      try {
+        secret = this.secrets.open(job.secret);
+      } catch {
+        throw new Error('the webhook secret cannot be decrypted (was PLATEN_SECRET changed?)');
+      }
+      headers['X-Platen-Signature'] = signWebhook(secret, timestamp, d.body);
+    }
+    return this.post(d.url, d.body, headers);
+  }
+
+  private record(d: Delivery, outcome: Outcome): void {
     const attempts = d.attempts + 1;
     const now = new Date().toISOString();
     let next: Partial<Delivery>;
     if ('status' in outcome && outcome.status >= 200 && outcome.status < 300) {
       next = { status: 'delivered', lastStatusCode: outcome.status, lastError: null };
     } else {
-      const retryable = 'error' in outcome || outcome.status >= 500;
+      const retryable = 'error' in outcome ? outcome.retry : outcome.status >= 500;
       const delay = this.opts.retryDelays[attempts - 1];
       const lastStatusCode = 'status' in outcome ? outcome.status : null;
       const lastError = 'error' in outcome ? outcome.error : `HTTP ${outcome.status}`;
@@ -120,17 +151,22 @@ export class WebhookDeliverer {
       try {
         u = new URL(url);
       } catch {
-        return resolve({ error: 'invalid URL' });
+        return resolve({ error: 'invalid URL', retry: false });
       }
       const client = u.protocol === 'https:' ? https : http;
-      if (u.protocol !== 'https:' && !(this.opts.allowPrivate && u.protocol === 'http:')) return resolve({ error: 'not an https URL' });
-      const req = client.request(u, { method: 'POST', headers, lookup: this.lookup as never, timeout: this.opts.timeoutMs ?? 10_000 }, (res) => {
+      if (u.protocol !== 'https:' && !(this.opts.allowPrivate && u.protocol === 'http:')) return resolve({ error: 'not an https URL', retry: false });
+      // Node skips `lookup` for IP-address hosts: check those here.
+      const host = u.hostname.replace(/^\[|\]$/g, '');
+      if (!this.opts.allowPrivate && isIP(host) && !isPublicAddress(host)) {
+        return resolve({ error: `webhook target ${host} is not a public address`, retry: false });
+      }
+      const req = client.request(u, { method: 'POST', headers, lookup: this.lookup as never, timeout: this.timeoutMs }, (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
         res.on('error', () => resolve({ status: res.statusCode ?? 0 }));
       });
       req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', (err) => resolve({ error: err.message }));
+      req.on('error', (err) => resolve({ error: err.message, retry: (err as NodeJS.ErrnoException).code !== 'EPRIVATE' }));
       req.end(body);
     });
   }
