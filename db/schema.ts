@@ -156,3 +156,22 @@ export const webhookDeliveries = sqliteTable(
   },
   (t) => [uniqueIndex('webhook_deliveries_job').on(t.jobId), index('webhook_deliveries_due').on(t.status, t.nextAttemptAt)],
 );
+
+/**
+ * A team's S3 integration (spec §4.5; DESIGN §4): at most one per team, so the team id is the key.
+ * The secret access key is stored sealed (AES-256-GCM, src/services/secrets.ts), never in clear.
+ */
+export const s3Integrations = sqliteTable('s3_integrations', {
+  teamId: text('team_id')
+    .primaryKey()
+    .references(() => teams.id, { onDelete: 'cascade' }),
+  bucket: text('bucket').notNull(),
+  region: text('region').notNull(),
+  accessKeyId: text('access_key_id').notNull(),
+  secretAccessKeyEnc: text('secret_access_key_enc').notNull(),
+  /** Base URL of an S3-compatible store (MinIO, R2, Ceph), an origin such as https://host:port; null for AWS S3. */
+  endpoint: text('endpoint'),
+  defaultPrefix: text('default_prefix').notNull().default(''),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});

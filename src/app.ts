@@ -13,6 +13,7 @@ import { rateLimit } from './middleware/rate-limit.ts';
 import type { RenderPool } from './render/pool.ts';
 import { accountRoutes } from './routes/account.ts';
 import { cdnRoutes } from './routes/cdn.ts';
+import { integrationRoutes } from './routes/integrations.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { pdfRoutes } from './routes/pdf.ts';
 import { newRouter } from './routes/router.ts';
@@ -20,6 +21,7 @@ import { systemRoutes } from './routes/system.ts';
 import { templateRoutes } from './routes/templates.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import type { FileStore } from './services/files.ts';
+import type { S3Storage } from './services/s3.ts';
 import type { SecretBox } from './services/secrets.ts';
 import type { WebhookDeliverer } from './webhooks/deliverer.ts';
 
@@ -39,6 +41,7 @@ export interface Services {
   files: FileStore;
   log: Logger;
   secrets: SecretBox;
+  s3: S3Storage;
   runner: JobRunner;
   deliverer: WebhookDeliverer;
 }
@@ -66,6 +69,7 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   v1.route('/pdf', jobRoutes(s));
   v1.route('/templates', templateRoutes(s));
   v1.route('/account', accountRoutes(s));
+  v1.route('/integrations', integrationRoutes(s));
   app.route('/v1', v1);
   return app;
 }

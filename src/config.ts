@@ -30,6 +30,8 @@ export interface Config {
   /** Webhook retry delays in milliseconds (§6.4). */
   webhookRetryDelays: number[];
   webhookAllowPrivate: boolean;
+  /** Allow S3 integration endpoints on private, loopback or reserved addresses (self-hosted MinIO, tests). */
+  s3AllowPrivateEndpoints: boolean;
   maxBodyBytes: number;
   /** Days a finished job row is kept (at least 7, the longest URL lifetime, so files expire first). */
   jobRetentionDays: number;
@@ -63,6 +65,7 @@ const envSchema = z.object({
     .default('1000,5000,30000')
     .transform((s) => s.split(',').map(Number)),
   PLATEN_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS: bool.default(false),
   PLATEN_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   PLATEN_JOB_RETENTION_DAYS: int(7, 36500).default(30),
 });
@@ -96,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: e.PLATEN_RATE_LIMIT,
     webhookRetryDelays: e.PLATEN_WEBHOOK_RETRY_DELAYS,
     webhookAllowPrivate: e.PLATEN_WEBHOOK_ALLOW_PRIVATE,
+    s3AllowPrivateEndpoints: e.PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS,
     maxBodyBytes: e.PLATEN_MAX_BODY_BYTES,
     jobRetentionDays: e.PLATEN_JOB_RETENTION_DAYS,
   };

@@ -6,7 +6,7 @@ import type { AppEnv } from './app.ts';
 export type { Logger };
 
 export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({ level, base: { service: 'platen' }, redact: ['apiKey', 'api_key', 'secret', 'headers["x-api-key"]'] });
+  return pino({ level, base: { service: 'platen' }, redact: ['apiKey', 'api_key', 'secret', 'secretKey', 'secret_access_key', 'secretAccessKey', 'headers["x-api-key"]'] });
 }
 
 /** One log line per request: method, path (no query: signed URLs carry signatures), status, ms, team. */

@@ -13,6 +13,7 @@ import { seedDemo, type Seeded } from './seed.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { FileStore } from './services/files.ts';
 import { deleteOldJobs } from './services/jobs.ts';
+import { S3Storage } from './services/s3.ts';
 import { SecretBox } from './services/secrets.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
 
@@ -35,8 +36,9 @@ export async function startServer(config: Config, log: Logger = createLogger()):
   const files = new FileStore(db, config.dataDir, config, config.secret);
   const secrets = new SecretBox(config.secret);
   const deliverer = new WebhookDeliverer(db, secrets, log, { retryDelays: config.webhookRetryDelays, allowPrivate: config.webhookAllowPrivate });
-  const runner = new JobRunner({ db, pool, files, log, onResolved: () => deliverer.kick() }, config.jobConcurrency);
-  const services: Services = { config, db, pool, files, log, secrets, runner, deliverer };
+  const s3 = new S3Storage(secrets, { allowPrivate: config.s3AllowPrivateEndpoints });
+  const runner = new JobRunner({ db, pool, files, s3, log, onResolved: () => deliverer.kick() }, config.jobConcurrency);
+  const services: Services = { config, db, pool, files, log, secrets, s3, runner, deliverer };
   const app = createApp(services);
 
   const server: ServerType = await new Promise((resolve) => {

@@ -9,12 +9,25 @@ import type { PdfVariant } from '../../engine/index.ts';
 import type { Logger } from '../logger.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import type { FileStore } from '../services/files.ts';
+import { findS3Integration } from '../services/integrations.ts';
 import { claimJob, completeJob, failJob, recoverJobs } from '../services/jobs.ts';
+import { S3Failure, s3Location, type S3Storage } from '../services/s3.ts';
+
+/** A job failure with its own error_code (not a render failure). */
+class JobFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 export interface RunnerDeps {
   db: Db;
   pool: RenderPool;
   files: FileStore;
+  s3: S3Storage;
   log: Logger;
   /** Called when a job reaches a terminal state (to deliver its webhook). */
   onResolved: () => void;
@@ -60,15 +73,36 @@ export class JobRunner {
   }
 
   private async run(id: string): Promise<void> {
-    const { db, pool, files, log } = this.deps;
+    const { db, pool, files, s3, log } = this.deps;
     const job = claimJob(db, id);
     if (!job) return;
     try {
+      // S3 output uploads with the integration as it is now (the request checked there was one).
+      const integration = job.storeS3 ? findS3Integration(db, job.teamId) : undefined;
+      if (job.storeS3 && !integration) {
+        throw new JobFailure('S3_INTEGRATION_MISSING', 'the team has no S3 integration any more (it was removed after the job was queued); configure one with POST /v1/integrations/s3');
+      }
       const { pdf } = await pool.render(JSON.parse(job.definition), JSON.parse(job.data), { pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined });
       const filename = `${job.filename}.pdf`;
-      const stored = files.save(job.teamId, filename, pdf, job.expiration);
-      completeJob(db, job, { url: stored.url, filename, expiresAt: stored.expiresAt });
+      if (integration) {
+        const loc = s3Location(integration, filename, { bucket: job.s3Bucket, prefix: job.s3Filepath });
+        try {
+          await s3.upload(integration, loc, pdf);
+        } catch (e) {
+          if (e instanceof S3Failure) throw new JobFailure('S3_UPLOAD_FAILED', `the upload to bucket "${loc.bucket}" failed: ${e.message}`);
+          throw e;
+        }
+        completeJob(db, job, { filename, s3Bucket: loc.bucket, s3Key: loc.key });
+      } else {
+        const stored = files.save(job.teamId, filename, pdf, job.expiration);
+        completeJob(db, job, { url: stored.url, filename, expiresAt: stored.expiresAt });
+      }
     } catch (e) {
+      if (e instanceof JobFailure) {
+        failJob(db, job, e.code, e.message);
+        this.deps.onResolved();
+        return;
+      }
       const code = e instanceof RenderFailure ? (e.code === 'RENDER_ERROR' ? 'RENDER_ERROR' : e.code) : 'RENDER_ERROR';
       const message = e instanceof RenderFailure ? e.message : 'rendering failed';
       if (!(e instanceof RenderFailure)) log.error({ err: e, job: id }, 'job failed unexpectedly');

@@ -1,20 +1,21 @@
 /** PDF generation routes (spec §4.1). Thin: validation by the schema, work in services/generate.ts. */
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Services } from '../app.ts';
 import { errorBody } from '../schemas/common.ts';
-import { createPdfBody, urlResult } from '../schemas/pdf.ts';
+import { createPdfBody, s3Result, urlResult } from '../schemas/pdf.ts';
 import { generateSync } from '../services/generate.ts';
 import { newRouter } from './router.ts';
 
 const errors = Object.fromEntries(
   [
-    [400, 'invalid request, image template, or an unsupported option'],
+    [400, 'invalid request, image template, or store_s3 without an S3 integration (S3_INTEGRATION_MISSING)'],
     [401, 'missing or invalid API key'],
     [402, 'no credits left'],
     [403, 'template of another team'],
     [404, 'unknown template or version'],
     [429, 'rate limit hit'],
     [500, 'rendering failed; the credit was refunded'],
+    [502, 'store_s3: the upload to the bucket failed (S3_UPLOAD_FAILED); the credit was refunded'],
   ].map(([status, description]) => [status, { description, content: { 'application/json': { schema: errorBody } } }]),
 );
 
@@ -26,8 +27,8 @@ const create = createRoute({
   request: { body: { required: true, content: { 'application/json': { schema: createPdfBody } } } },
   responses: {
     200: {
-      description: 'export_type "url": a signed URL as JSON; export_type "binary": the PDF bytes',
-      content: { 'application/json': { schema: urlResult }, 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+      description: 'export_type "url": a signed URL as JSON, or with store_s3 the bucket and key of the uploaded PDF; export_type "binary": the PDF bytes',
+      content: { 'application/json': { schema: z.union([urlResult, s3Result]) }, 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
       headers: { 'X-Credits-Remaining': { description: 'binary export: credits after the call', schema: { type: 'integer' } } },
     },
     ...errors,
@@ -45,6 +46,9 @@ export function pdfRoutes(s: Services): OpenAPIHono<AppEnv> {
         'Content-Disposition': `attachment; filename="${body.template_id}.pdf"`,
         'X-Credits-Remaining': String(result.creditsRemaining),
       }) as never;
+    }
+    if (result.kind === 's3') {
+      return c.json({ s3_bucket: result.bucket, s3_key: result.key, filename: result.filename, credits_remaining: result.creditsRemaining }, 200);
     }
     return c.json({ url: result.url, filename: result.filename, credits_remaining: result.creditsRemaining, expires_in: result.expiresIn }, 200);
   });

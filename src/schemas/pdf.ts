@@ -1,6 +1,7 @@
 /** Request and response schemas of PDF generation (spec §2.1, §2.3). */
 import { z } from '@hono/zod-openapi';
 import { jsonObject } from './common.ts';
+import { s3BucketName } from './integrations.ts';
 
 import { PDF_VARIANTS } from '../../engine/index.ts';
 
@@ -18,14 +19,9 @@ export const createPdfBody = z
       .regex(/^[A-Za-z0-9_.-]+$/, 'only letters, digits, "_", "-" and "." are allowed')
       .refine((f) => !/\.pdf$/i.test(f), 'leave out the .pdf extension; it is added')
       .default('document'),
-    store_s3: z.boolean().default(false),
-    s3_filepath: z.string().max(500).optional(),
-    s3_bucket: z
-      .string()
-      .min(3)
-      .max(63)
-      .regex(/^[a-z0-9][a-z0-9.-]*[a-z0-9]$/, 'must be a lowercase bucket name (a-z, 0-9, "." and "-")')
-      .optional(),
+    store_s3: z.boolean().default(false).openapi({ description: "upload to the team's S3 integration (POST /v1/integrations/s3) instead of the CDN" }),
+    s3_filepath: z.string().max(500).optional().openapi({ description: "store_s3: key prefix instead of the integration's default_prefix", example: 'invoices/2025/' }),
+    s3_bucket: s3BucketName.optional().openapi({ description: "store_s3: this bucket instead of the integration's" }),
     pdf_variant: z.enum(PDF_VARIANTS).optional(),
     version: z.string().min(1).max(50).optional().openapi({ description: 'a version number (as a string) or a tag; default: the draft' }),
   })
@@ -42,3 +38,12 @@ export const urlResult = z
     expires_in: z.number().int(),
   })
   .openapi('PdfUrlResult');
+
+export const s3Result = z
+  .object({
+    s3_bucket: z.string().openapi({ example: 'acme-invoices' }),
+    s3_key: z.string().openapi({ example: 'invoices/2025/inv-1.pdf' }),
+    filename: z.string().openapi({ example: 'inv-1.pdf' }),
+    credits_remaining: z.number().int(),
+  })
+  .openapi('PdfS3Result');

@@ -1,6 +1,7 @@
 /**
  * Synchronous generation (spec §4.1): template lookup, one credit taken, render on the worker
- * pool, the credit refunded if anything after the debit fails, then the PDF as bytes or a signed URL.
+ * pool, the credit refunded if anything after the debit fails, then the PDF as bytes, a signed URL
+ * or an object in the team's S3 bucket (spec §2.3).
  */
 import type { Db } from '../../db/open.ts';
 import { ApiError } from '../errors.ts';
@@ -8,17 +9,31 @@ import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import type { CreatePdfBody } from '../schemas/pdf.ts';
 import { debitCredit, refundCredit } from './credits.ts';
 import type { FileStore } from './files.ts';
+import { requireS3Integration } from './integrations.ts';
+import { S3Failure, s3Location, type S3Storage } from './s3.ts';
 import { definitionFor, getTemplate } from './templates.ts';
 
 export interface GenerateDeps {
   db: Db;
   pool: RenderPool;
   files: FileStore;
+  s3: S3Storage;
 }
 
 export type SyncResult =
   | { kind: 'binary'; pdf: Buffer; creditsRemaining: number }
-  | { kind: 'url'; url: string; filename: string; creditsRemaining: number; expiresIn: number };
+  | { kind: 'url'; url: string; filename: string; creditsRemaining: number; expiresIn: number }
+  | { kind: 's3'; bucket: string; key: string; filename: string; creditsRemaining: number };
+
+/** Whether the request goes to S3: store_s3, except with binary export, which ignores S3 options (§2.3). */
+export function wantsS3(req: Pick<CreatePdfBody, 'store_s3' | 'export_type'>): boolean {
+  return req.store_s3 && req.export_type === 'url';
+}
+
+/** 502 S3_UPLOAD_FAILED for a failed upload whose credit has been given back. */
+export function s3UploadFailed(e: S3Failure, bucket: string, key: string): ApiError {
+  return new ApiError(502, 'S3_UPLOAD_FAILED', `the upload to bucket "${bucket}" failed: ${e.message.replace(/[.\s]+$/, '')}; the credit was refunded`, { s3_bucket: bucket, s3_key: key });
+}
 
 /**
  * Everything that can refuse a request without costing a credit (§5, §7.1).
@@ -28,20 +43,22 @@ export function checkRequest(db: Db, teamId: string, req: CreatePdfBody): unknow
   const template = getTemplate(db, teamId, req.template_id);
   if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; use the image endpoint`);
   const definition = definitionFor(db, template, req.version);
-  if (req.store_s3 && req.export_type === 'url') {
-    throw new ApiError(400, 'S3_INTEGRATION_MISSING', 'store_s3 needs an S3 integration, and this server does not support S3 integrations yet; leave store_s3 out to get a signed URL');
-  }
+  if (wantsS3(req)) requireS3Integration(db, teamId);
   return definition;
 }
 
-/** Run a render for a team whose credit is already taken; refund and answer 500 if it fails (§7.1). */
-async function renderOrRefund<T>(db: Db, teamId: string, work: () => Promise<T>): Promise<T> {
+/**
+ * Run a render for a team whose credit is already taken; refund and answer 500 if it fails (§7.1),
+ * or 502 S3_UPLOAD_FAILED if the upload to the team's bucket does.
+ */
+async function renderOrRefund<T>(db: Db, teamId: string, work: () => Promise<T>, s3?: { bucket: string; key: string }): Promise<T> {
   try {
     return await work();
   } catch (e) {
     refundCredit(db, teamId);
+    if (e instanceof S3Failure && s3) throw s3UploadFailed(e, s3.bucket, s3.key);
     if (e instanceof RenderFailure) {
-      throw new ApiError(500, 'INTERNAL_ERROR', `rendering failed: ${e.message}; the credit was refunded`, { render_error: { code: e.code, path: e.path ?? null } });
+      throw new ApiError(500, 'INTERNAL_ERROR', `rendering failed: ${e.message.replace(/[.\s]+$/, '')}; the credit was refunded`, { render_error: { code: e.code, path: e.path ?? null } });
     }
     throw new ApiError(500, 'INTERNAL_ERROR', 'rendering failed; the credit was refunded');
   }
@@ -50,13 +67,24 @@ async function renderOrRefund<T>(db: Db, teamId: string, work: () => Promise<T>)
 /** POST /v1/pdf/create. @throws ApiError per §7.1. */
 export async function generateSync(deps: GenerateDeps, teamId: string, req: CreatePdfBody): Promise<SyncResult> {
   const definition = checkRequest(deps.db, teamId, req);
+  const filename = `${req.filename}.pdf`;
+  const integration = wantsS3(req) ? requireS3Integration(deps.db, teamId) : null;
+  const loc = integration ? s3Location(integration, filename, { bucket: req.s3_bucket, prefix: req.s3_filepath }) : undefined;
   // The balance this call's debit left: "after this call" (§2.3), whatever runs concurrently.
   const balance = debitCredit(deps.db, teamId);
-  return renderOrRefund(deps.db, teamId, async () => {
-    const { pdf } = await deps.pool.render(definition, req.data, { pdfVariant: req.pdf_variant });
-    if (req.export_type === 'binary') return { kind: 'binary' as const, pdf, creditsRemaining: balance };
-    const filename = `${req.filename}.pdf`;
-    const stored = deps.files.save(teamId, filename, pdf, req.expiration);
-    return { kind: 'url' as const, url: stored.url, filename, creditsRemaining: balance, expiresIn: req.expiration };
-  });
+  return renderOrRefund(
+    deps.db,
+    teamId,
+    async (): Promise<SyncResult> => {
+      const { pdf } = await deps.pool.render(definition, req.data, { pdfVariant: req.pdf_variant });
+      if (req.export_type === 'binary') return { kind: 'binary', pdf, creditsRemaining: balance };
+      if (integration && loc) {
+        await deps.s3.upload(integration, loc, pdf);
+        return { kind: 's3', bucket: loc.bucket, key: loc.key, filename, creditsRemaining: balance };
+      }
+      const stored = deps.files.save(teamId, filename, pdf, req.expiration);
+      return { kind: 'url', url: stored.url, filename, creditsRemaining: balance, expiresIn: req.expiration };
+    },
+    loc,
+  );
 }

@@ -1,6 +1,7 @@
 /**
  * Where webhooks may go (spec §2.2; DESIGN §4): public HTTPS addresses only, unless
- * PLATEN_WEBHOOK_ALLOW_PRIVATE is set (development and tests). Checked when the job is requested
+ * PLATEN_WEBHOOK_ALLOW_PRIVATE is set (development and tests). S3 endpoints likewise must be
+ * public unless PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS is set (a self-hosted MinIO on the LAN). Checked when the job is requested
  * and again at every delivery, on the very address the connection uses (see `publicOnlyLookup`),
  * so a DNS answer that changes in between cannot reach a private network.
  */
@@ -32,7 +33,29 @@ export async function webhookUrlProblem(url: string, allowPrivate: boolean): Pro
   if (u.username || u.password) return 'must not contain credentials';
   if (allowPrivate) return u.protocol === 'https:' || u.protocol === 'http:' ? null : 'must be an http(s) URL';
   if (u.protocol !== 'https:') return 'must be an https URL';
-  const host = u.hostname.replace(/^\[|\]$/g, '');
+  return hostAddressProblem(u.hostname);
+}
+
+/**
+ * Why the host of an S3 endpoint (DESIGN §4, PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS) may not be used,
+ * or null when it may. The URL's shape (http(s), no path) is the schema's business; this resolves
+ * the host name: every address it resolves to must be public, unless private ones are allowed.
+ */
+export async function s3EndpointProblem(endpoint: string, allowPrivate: boolean): Promise<string | null> {
+  let u: URL;
+  try {
+    u = new URL(endpoint);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (allowPrivate) return null;
+  const problem = await hostAddressProblem(u.hostname);
+  return problem && `${problem} (a self-hosted store on a private network needs PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS=true on the server)`;
+}
+
+/** Why `hostname` (a name or an IP literal, IPv6 in brackets or not) is not public, or null. */
+async function hostAddressProblem(hostname: string): Promise<string | null> {
+  const host = hostname.replace(/^\[|\]$/g, '');
   if (ipaddr.isValid(host)) return isPublicAddress(host) ? null : 'must not point to a private, loopback or reserved address';
   let addresses: LookupAddress[];
   try {
@@ -48,15 +71,15 @@ export async function webhookUrlProblem(url: string, allowPrivate: boolean): Pro
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** A `lookup` for http(s).request that refuses non-public addresses (unless allowed). */
-export function publicOnlyLookup(allowPrivate: boolean) {
+/** A `lookup` for http(s).request that refuses non-public addresses (unless allowed). `what` names the target in the error. */
+export function publicOnlyLookup(allowPrivate: boolean, what = 'webhook target') {
   return (hostname: string, options: object, callback: LookupCallback): void => {
     lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
       const list = addresses as LookupAddress[];
       const bad = !allowPrivate && list.find((a) => !isPublicAddress(a.address));
       if (bad) {
-        const e = new Error(`webhook target ${hostname} resolves to a non-public address (${bad.address})`) as NodeJS.ErrnoException;
+        const e = new Error(`${what} ${hostname} resolves to a non-public address (${bad.address})`) as NodeJS.ErrnoException;
         e.code = 'EPRIVATE';
         return callback(e, []);
       }
