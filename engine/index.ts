@@ -37,6 +37,8 @@ export interface RenderResult {
   pdf: Buffer;
   /** Number of pages. */
   pages: number;
+  /** What was drawn imperfectly without failing, e.g. characters that no font has. */
+  warnings: string[];
 }
 
 /** Result of {@link validateTemplate}: every fault with its JSON path. */
@@ -62,8 +64,13 @@ function unknownFonts(template: Template, fonts: FontLibrary): TemplateIssue[] {
     } else if (value && typeof value === 'object') {
       for (const [key, v] of Object.entries(value)) {
         const p = path ? `${path}.${key}` : key;
-        if ((key === 'fontFamily' || (key === 'family' && path === 'font')) && typeof v === 'string' && !fonts.hasFamily(v)) {
-          errors.push({ path: p, message: `unknown font family "${v}"; available: ${fonts.familyNames().join(', ')}` });
+        if (key === 'fontFamily' || (key === 'family' && path === 'font')) {
+          const families = typeof v === 'string' ? [v] : Array.isArray(v) ? v : [];
+          families.forEach((f, i) => {
+            if (typeof f === 'string' && !fonts.hasFamily(f)) {
+              errors.push({ path: typeof v === 'string' ? p : `${p}[${i}]`, message: `unknown font family "${f}"; available: ${fonts.familyNames().join(', ')}` });
+            }
+          });
         } else visit(v, p);
       }
     }
@@ -102,7 +109,7 @@ export async function renderPdf(definition: unknown, data: unknown, options: Ren
   const template = validOrThrow(definition, fonts, limits.maxDepth);
   const now = options.now ?? new Date();
   const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language });
-  const pages = layoutDocument(template, data ?? {}, { fonts, limits, now, language: meta.language });
+  const { pages, warnings } = layoutDocument(template, data ?? {}, { fonts, limits, now, language: meta.language });
   const pdf = await paintPdf(pages, { ...meta, date: now }, { pdfa: options.pdfVariant ? pdfaProfile(options.pdfVariant) : undefined });
-  return { pdf, pages: pages.length };
+  return { pdf, pages: pages.length, warnings };
 }

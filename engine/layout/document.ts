@@ -46,12 +46,12 @@ const MEASURE_PAGE = { page: 8888, pages: 8888 };
  * @throws RenderError from binding (DATA_INVALID, LIMIT_EXCEEDED), preparing (IMAGE_INVALID,
  * BARCODE_INVALID, FONT_NOT_FOUND) and paginating (LIMIT_EXCEEDED past maxPages).
  */
-export function layoutDocument(template: Template, data: unknown, opts: LayoutOptions): Page[] {
+export function layoutDocument(template: Template, data: unknown, opts: LayoutOptions): { pages: Page[]; warnings: string[] } {
   const [pageWidth, pageHeight] = pageDimensions(template.page?.size, template.page?.orientation);
   const margin = toSides(template.page?.margin ?? 40);
   const contentWidth = Math.max(1, pageWidth - margin.left - margin.right);
   const root = rootStyle(template.font, opts.fonts.defaultFamily);
-  const ctx: PrepareContext = { styles: template.styles, textStyles: new TextStyles(opts.fonts), limits: opts.limits };
+  const ctx: PrepareContext = { styles: template.styles, textStyles: new TextStyles(opts.fonts), limits: opts.limits, language: opts.language, warnings: new Set() };
   const bindOpts: BindOptions & { maxNodes: number; maxDepth: number } = {
     now: opts.now,
     language: opts.language,
@@ -74,7 +74,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   const bodies = paginate(content, margin.left, regionTop, regionHeight, opts.limits.maxPages);
 
   const pages = bodies.length;
-  return bodies.map((items, i) => {
+  const laidOut = bodies.map((items, i) => {
     const page = { page: i + 1, pages };
     const all: DrawItem[] = [];
     placeBand(band(template.background, 'background', page, pageWidth), 0, 0, pageHeight, all);
@@ -84,6 +84,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
     placeBand(footer, margin.left, pageHeight - margin.bottom - footerHeight, footerHeight, all);
     return { width: pageWidth, height: pageHeight, items: all };
   });
+  return { pages: laidOut, warnings: [...ctx.warnings] };
 }
 
 /** Place header, footer or background boxes; they never break (what overflows is drawn anyway). */

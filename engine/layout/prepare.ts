@@ -6,6 +6,7 @@
  */
 import { RenderError, type Limits } from '../errors.ts';
 import type { BoundInline, BoundNode, BoundTableSpec, ListMarker, StyleProps } from '../template/types.ts';
+import { hyphenatorFor } from '../text/hyphenate.ts';
 import { prepareParagraph, type PreparedParagraph, type RGB, type StyledText } from '../text/paragraph.ts';
 import { encodeCode } from './codes.ts';
 import { decodeImage } from './images.ts';
@@ -17,6 +18,10 @@ export interface PrepareContext {
   readonly styles: Record<string, StyleProps> | undefined;
   readonly textStyles: TextStyles;
   readonly limits: Limits;
+  /** The template's language (metadata.language): hyphenation patterns. */
+  readonly language?: string;
+  /** Collects what the render should report without failing (characters no font has). */
+  readonly warnings: Set<string>;
 }
 
 const DEFAULT_BORDER_COLOR = color('#b0b0b0', [176, 176, 176]);
@@ -115,7 +120,10 @@ function prepareInline(text: string | BoundInline[], style: ComputedStyle, link:
   };
   walk(text, style, link);
   if (runs.length === 0) runs.push({ text: '', style: ctx.textStyles.of(style, link) });
-  return prepareParagraph(runs);
+  const hyphenate = style.textAlign === 'justify' && style.hyphenate ? hyphenatorFor(ctx.language) : undefined;
+  const para = prepareParagraph(runs, { direction: style.direction, hyphenate });
+  for (const ch of para.missing) ctx.warnings.add(`no font has the character "${ch}" (U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`);
+  return para;
 }
 
 const ROMAN: [number, string][] = [

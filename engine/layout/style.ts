@@ -30,7 +30,8 @@ export interface Borders {
 /** The computed style of a node. */
 export interface ComputedStyle {
   // Inherited.
-  readonly fontFamily: string;
+  /** The family stack, first choice first (the library appends its fallbacks). */
+  readonly fontFamily: readonly string[];
   readonly fontSize: number;
   readonly fontWeight: number;
   readonly fontStyle: 'normal' | 'italic';
@@ -39,6 +40,12 @@ export interface ComputedStyle {
   readonly textAlign: Align;
   readonly textDecoration: 'none' | 'underline' | 'line-through';
   readonly direction: 'ltr' | 'rtl' | 'auto';
+  readonly letterSpacing: number;
+  readonly fontFeatures: readonly string[] | undefined;
+  /** Hyphenate justified text (default true). */
+  readonly hyphenate: boolean;
+  readonly widows: number;
+  readonly orphans: number;
   // Not inherited.
   readonly margin: Sides;
   readonly padding: Sides;
@@ -47,6 +54,7 @@ export interface ComputedStyle {
   readonly keepTogether: boolean;
   readonly breakBefore: boolean;
   readonly verticalAlign: 'top' | 'middle' | 'bottom';
+  readonly keepWithNext: boolean;
 }
 
 export const ZERO_SIDES: Sides = Object.freeze({ top: 0, right: 0, bottom: 0, left: 0 });
@@ -90,17 +98,22 @@ function weightOf(w: StyleProps['fontWeight'], fallback: number): number {
 }
 
 /** The style of the document root, from the template's `font`. */
-export function rootStyle(font: { family?: string; size?: number; color?: string; lineHeight?: number } | undefined, defaultFamily: string): ComputedStyle {
+export function rootStyle(font: { family?: string | string[]; size?: number; color?: string; lineHeight?: number } | undefined, defaultFamily: string): ComputedStyle {
   return {
-    fontFamily: font?.family ?? defaultFamily,
+    fontFamily: font?.family === undefined ? [defaultFamily] : typeof font.family === 'string' ? [font.family] : font.family,
     fontSize: font?.size ?? 10,
     fontWeight: 400,
     fontStyle: 'normal',
     color: color(font?.color, BLACK),
     lineHeight: font?.lineHeight ?? 1.25,
-    textAlign: 'left',
+    textAlign: 'start',
     textDecoration: 'none',
     direction: 'ltr',
+    letterSpacing: 0,
+    fontFeatures: undefined,
+    hyphenate: true,
+    widows: 2,
+    orphans: 2,
     margin: ZERO_SIDES,
     padding: ZERO_SIDES,
     border: null,
@@ -108,6 +121,7 @@ export function rootStyle(font: { family?: string; size?: number; color?: string
     keepTogether: false,
     breakBefore: false,
     verticalAlign: 'top',
+    keepWithNext: false,
   };
 }
 
@@ -126,7 +140,8 @@ export function mergeProps(node: StyleProps, styles: Record<string, StyleProps> 
 /** Keys of StyleProps that change a computed style (colSpan, rowSpan live on cells, not styles). */
 const STYLE_KEYS = new Set([
   'fontFamily', 'fontSize', 'fontWeight', 'fontStyle', 'color', 'lineHeight', 'textAlign', 'textDecoration', 'direction',
-  'margin', 'padding', 'border', 'backgroundColor', 'keepTogether', 'breakBefore', 'verticalAlign',
+  'letterSpacing', 'fontFeatures', 'hyphenate', 'widows', 'orphans',
+  'margin', 'padding', 'border', 'backgroundColor', 'keepTogether', 'keepWithNext', 'breakBefore', 'verticalAlign',
 ]);
 
 function hasStyle(p: StyleProps): boolean {
@@ -159,7 +174,7 @@ export function bareStyle(s: ComputedStyle): ComputedStyle {
 
 function compute(parent: ComputedStyle, p: StyleProps): ComputedStyle {
   return {
-    fontFamily: p.fontFamily ?? parent.fontFamily,
+    fontFamily: p.fontFamily === undefined ? parent.fontFamily : typeof p.fontFamily === 'string' ? [p.fontFamily] : p.fontFamily,
     fontSize: p.fontSize ?? parent.fontSize,
     fontWeight: weightOf(p.fontWeight, parent.fontWeight),
     fontStyle: p.fontStyle ?? parent.fontStyle,
@@ -168,6 +183,11 @@ function compute(parent: ComputedStyle, p: StyleProps): ComputedStyle {
     textAlign: p.textAlign ?? parent.textAlign,
     textDecoration: p.textDecoration ?? parent.textDecoration,
     direction: p.direction ?? parent.direction,
+    letterSpacing: p.letterSpacing ?? parent.letterSpacing,
+    fontFeatures: p.fontFeatures ?? parent.fontFeatures,
+    hyphenate: p.hyphenate ?? parent.hyphenate,
+    widows: p.widows ?? parent.widows,
+    orphans: p.orphans ?? parent.orphans,
     margin: p.margin === undefined ? ZERO_SIDES : toSides(p.margin),
     padding: p.padding === undefined ? ZERO_SIDES : toSides(p.padding),
     border: toBorders(p.border),
@@ -175,6 +195,7 @@ function compute(parent: ComputedStyle, p: StyleProps): ComputedStyle {
     keepTogether: p.keepTogether ?? false,
     breakBefore: p.breakBefore === 'page',
     verticalAlign: p.verticalAlign ?? 'top',
+    keepWithNext: p.keepWithNext ?? false,
   };
 }
 
@@ -198,16 +219,20 @@ export class TextStyles {
   }
 
   private lookup(s: ComputedStyle, link: string | undefined): TextStyle {
-    const key = `${s.fontFamily}|${s.fontWeight}|${s.fontStyle}|${s.fontSize}|${s.color.join(',')}|${s.lineHeight}|${s.textDecoration}|${link ?? ''}`;
+    const key = `${s.fontFamily.join(',')}|${s.fontWeight}|${s.fontStyle}|${s.fontSize}|${s.color.join(',')}|${s.lineHeight}|${s.textDecoration}|${s.letterSpacing}|${s.fontFeatures?.join(',') ?? ''}|${link ?? ''}`;
     let style = this.interned.get(key);
     if (!style) {
+      const stack = this.fonts.resolveStack(s.fontFamily, s.fontWeight, s.fontStyle);
       style = {
-        face: this.fonts.resolve(s.fontFamily, s.fontWeight, s.fontStyle),
+        face: stack[0],
+        stack,
         size: s.fontSize,
         color: s.color,
         lineHeight: s.lineHeight,
         decoration: s.textDecoration,
         link,
+        features: s.fontFeatures,
+        letterSpacing: s.letterSpacing,
       };
       this.interned.set(key, style);
     }

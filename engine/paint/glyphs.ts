@@ -30,6 +30,7 @@ export function num(n: number): string {
 export function tjArray(f: EmbeddedFace, face: FontFace, run: LineRun): string {
   const unitScale = 1000 / face.unitsPerEm;
   const spaceExtra = run.wordSpacing > 0 ? (run.wordSpacing * 1000) / run.style.size : 0;
+  const letterExtra = run.style.letterSpacing !== 0 ? (run.style.letterSpacing * 1000) / run.style.size : 0;
   let out = '[<';
   let open = true;
   for (const piece of run.pieces) {
@@ -44,6 +45,7 @@ export function tjArray(f: EmbeddedFace, face: FontFace, run: LineRun): string {
       out += f.code(g.id, piece.run.codePoints[i]);
       let adjust = (g.advanceWidth - advances[i]) * unitScale;
       if (piece.space) adjust -= spaceExtra;
+      adjust -= letterExtra;
       if (adjust > 0.05 || adjust < -0.05) {
         out += `>${num(Math.round(adjust * 10) / 10)}`;
         open = false;

@@ -56,16 +56,16 @@ class PageWriter {
   text(x: number, y: number, run: LineRun): void {
     const st = run.style;
     if (this.pdfa) refuseMissingGlyphs(run);
-    const f = pdfFont(this.doc, this.fonts, st.face);
+    const f = pdfFont(this.doc, this.fonts, run.face);
     const page = this.doc.page as unknown as { fonts: Record<string, unknown> };
     if (page.fonts[f.id] === undefined) page.fonts[f.id] = f.ref;
     this.setFill(st.color);
     const tf = `/${f.id} ${num(st.size)} Tf`;
     const fontOp = tf !== this.font ? `${tf} ` : '';
     this.font = tf;
-    this.ops.push(`BT ${fontOp}1 0 0 -1 ${num(x)} ${num(y)} Tm ${tjArray(f, st.face, run)} ET`);
+    this.ops.push(`BT ${fontOp}1 0 0 -1 ${num(x)} ${num(y)} Tm ${tjArray(f, run.face, run)} ET`);
     if (st.decoration !== 'none') {
-      const face = st.face;
+      const face = run.face;
       const thickness = face.underlineThickness * st.size;
       const ly = st.decoration === 'underline' ? y + face.underlinePosition * st.size : y - (face.xHeight * st.size) / 2;
       this.stroke(st.color, thickness);
@@ -73,9 +73,9 @@ class PageWriter {
     }
     if (st.link) {
       this.flush();
-      const top = y - st.face.ascent * st.size;
+      const top = y - run.face.ascent * st.size;
       // F 4: printable (PDF/A requires it; harmless elsewhere).
-      this.doc.link(x, top, run.width, (st.face.ascent + st.face.descent) * st.size, st.link, { F: 4 } as never);
+      this.doc.link(x, top, run.width, (run.face.ascent + run.face.descent) * st.size, st.link, { F: 4 } as never);
     }
   }
 
@@ -167,7 +167,7 @@ function refuseMissingGlyphs(run: LineRun): void {
       if (glyphs[i].id !== 0) continue;
       const ch = String.fromCodePoint(...(piece.run.codePoints[i].length ? piece.run.codePoints[i] : [0xfffd]));
       const hex = (ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
-      throw new RenderError('PDFA_CONFLICT', `PDF/A forbids missing glyphs: "${ch}" (U+${hex}) is not in the font ${run.style.face.family}; choose a font that has it`);
+      throw new RenderError('PDFA_CONFLICT', `PDF/A forbids missing glyphs: "${ch}" (U+${hex}) is not in the font ${run.face.family} nor in any fallback; choose a font that has it`);
     }
   }
 }

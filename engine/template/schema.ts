@@ -318,7 +318,7 @@ function borderInput(color: z.ZodType<string>) {
 function styleShape(color: z.ZodType<string>) {
   return {
     style: styleRef.optional(),
-    fontFamily: z.string().min(1).optional(),
+    fontFamily: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(16)]).optional(),
     fontSize: positive.optional(),
     fontWeight: fontWeight.optional(),
     fontStyle: z.enum(['normal', 'italic']).optional(),
@@ -328,10 +328,16 @@ function styleShape(color: z.ZodType<string>) {
     lineHeight: positive.optional(),
     textDecoration: z.enum(['none', 'underline', 'line-through']).optional(),
     direction: z.enum(['ltr', 'rtl', 'auto']).optional(),
+    letterSpacing: z.number().finite().min(-100).max(100).optional(),
+    fontFeatures: z.array(z.string().regex(/^[a-z0-9]{4}$/, 'an OpenType feature tag of four lowercase letters or digits, such as "tnum" or "smcp"')).max(32).optional(),
+    hyphenate: z.boolean().optional(),
     margin: sides.optional(),
     padding: sides.optional(),
     border: borderInput(color).optional(),
     keepTogether: z.boolean().optional(),
+    keepWithNext: z.boolean().optional(),
+    widows: z.number().int().min(1).max(10).optional(),
+    orphans: z.number().int().min(1).max(10).optional(),
     breakBefore: z.enum(['page', 'auto']).optional(),
     colSpan: spanCount.optional(),
     rowSpan: spanCount.optional(),
@@ -583,7 +589,7 @@ const pageSchema = z.strictObject({
 });
 
 const fontSchema = z.strictObject({
-  family: z.string().min(1).optional(),
+  family: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(16)]).optional(),
   size: positive.optional(),
   color: literalColor.optional(),
   lineHeight: positive.optional(),

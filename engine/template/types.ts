@@ -25,7 +25,8 @@ export type BorderInput = BorderSide | { top?: BorderSide; right?: BorderSide; b
 export interface StyleProps {
   /** Name in the template's `styles`, or a list of names applied in order. */
   style?: string | string[];
-  fontFamily?: string;
+  /** A family, or a stack tried in order per character; the bundled fallbacks end every stack. */
+  fontFamily?: string | string[];
   fontSize?: number;
   fontWeight?: 'normal' | 'bold' | number;
   fontStyle?: 'normal' | 'italic';
@@ -36,10 +37,22 @@ export interface StyleProps {
   lineHeight?: number;
   textDecoration?: 'none' | 'underline' | 'line-through';
   direction?: 'ltr' | 'rtl' | 'auto';
+  /** Extra space after every character, in points (may be negative). */
+  letterSpacing?: number;
+  /** OpenType features to turn on, e.g. ["tnum"] (tabular figures), ["smcp"] (small caps). */
+  fontFeatures?: string[];
+  /** Hyphenate justified text in the template's language. Default true for justified text. */
+  hyphenate?: boolean;
   margin?: SidesInput;
   padding?: SidesInput;
   border?: BorderInput;
   keepTogether?: boolean;
+  /** Keep this block on the same page as the start of the next one (headings). */
+  keepWithNext?: boolean;
+  /** Fewest lines of a paragraph left alone at the top of a page. Default 2. */
+  widows?: number;
+  /** Fewest lines of a paragraph left alone at the bottom of a page. Default 2. */
+  orphans?: number;
   breakBefore?: 'page' | 'auto';
   /** Only in table cells. */
   colSpan?: number;
@@ -189,7 +202,7 @@ export interface PageSpec {
 }
 
 export interface FontSpec {
-  family?: string;
+  family?: string | string[];
   size?: number;
   color?: string;
   lineHeight?: number;

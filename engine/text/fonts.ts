@@ -1,12 +1,18 @@
 /**
  * The font library: which faces exist, and one parsed fontkit font per face for the whole process.
  *
- * A font directory holds TTF/OTF files and a `manifest.json`:
- * `{"default": "Noto Sans", "aliases": {"serif": "Noto Serif"}, "faces": [{"family", "weight", "style", "file", "license"}]}`.
- * Files are read and parsed lazily, on first use of a face, and never again (DESIGN §6: nothing on
- * the hot path reads a file).
+ * A font directory holds TTF/OTF files and, optionally, a `manifest.json`:
+ * `{"default": "Noto Sans", "aliases": {"serif": "Noto Serif"}, "fallbacks": ["Noto Sans Arabic"],
+ *   "faces": [{"family", "weight", "style", "file", "license"}]}`.
+ * A directory without a manifest (PLATEN_FONT_DIRS, e.g. CJK fonts) is scanned: every .ttf/.otf
+ * becomes a face (family, weight and style from the font's own tables) and a fallback.
+ * Files are parsed lazily, on first use of a face, and never again (DESIGN §6: nothing on the hot
+ * path reads a file).
+ *
+ * Font stacks: a style names one family or a list; `resolveStack` appends the fallbacks, and
+ * text is drawn, character by character, in the first face of the stack that has a glyph.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as fontkit from 'fontkit';
@@ -44,12 +50,15 @@ interface ManifestFace {
 interface Manifest {
   default?: string;
   aliases?: Record<string, string>;
+  fallbacks?: string[];
   faces: ManifestFace[];
 }
 
 interface FaceEntry extends ManifestFace {
   path: string;
   loaded?: FontFace;
+  /** Already parsed while scanning a directory. */
+  font?: Font;
 }
 
 /** The bundled fonts folder (`fonts/` at the repository root). */
@@ -61,12 +70,19 @@ export class FontLibrary {
   private readonly families = new Map<string, FaceEntry[]>();
   private readonly aliases = new Map<string, string>();
   private readonly resolved = new Map<string, FontFace>();
+  private readonly stacks = new Map<string, readonly FontFace[]>();
+  /** Families tried after a stack's own, in order. */
+  private readonly fallbacks: string[] = [];
 
-  /** @throws Error when a directory has no readable manifest.json. */
+  /**
+   * @param dirs font directories; the first must have a manifest naming the default family.
+   * @throws Error when no manifest names a default family.
+   */
   constructor(dirs: string[] = [BUNDLED_FONT_DIR]) {
     let defaultFamily: string | undefined;
     for (const dir of dirs) {
-      const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
+      const manifestPath = join(dir, 'manifest.json');
+      const manifest: Manifest = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : scanDirectory(dir);
       defaultFamily ??= manifest.default;
       for (const [alias, family] of Object.entries(manifest.aliases ?? {})) {
         this.aliases.set(alias.toLowerCase(), family.toLowerCase());
@@ -77,9 +93,32 @@ export class FontLibrary {
         list.push({ ...face, path: join(dir, face.file) });
         this.families.set(key, list);
       }
+      for (const family of manifest.fallbacks ?? []) if (!this.fallbacks.includes(family)) this.fallbacks.push(family);
     }
     if (!defaultFamily) throw new Error('font library: no manifest names a default family');
     this.defaultFamily = defaultFamily;
+  }
+
+  /**
+   * The faces to try for a style: each family of `families` (or the default), then the fallbacks,
+   * each at the nearest weight and style, without repeats.
+   * @throws RenderError FONT_NOT_FOUND when a named family is unknown.
+   */
+  resolveStack(families: readonly string[], weight = 400, style: FontStyle = 'normal'): readonly FontFace[] {
+    const key = `${families.join('\u0000')}|${weight}|${style}`;
+    const hit = this.stacks.get(key);
+    if (hit) return hit;
+    const faces: FontFace[] = [];
+    for (const family of families.length > 0 ? families : [this.defaultFamily]) {
+      const face = this.resolve(family, weight, style);
+      if (!faces.includes(face)) faces.push(face);
+    }
+    for (const family of this.fallbacks) {
+      const face = this.resolve(family, weight, style);
+      if (!faces.includes(face)) faces.push(face);
+    }
+    this.stacks.set(key, faces);
+    return faces;
   }
 
   /** Family names the library holds, as written in the manifests. */
@@ -108,7 +147,7 @@ export class FontLibrary {
     const sameStyle = entries.filter((e) => e.style === style);
     const pool = sameStyle.length > 0 ? sameStyle : entries;
     const best = pool.reduce((a, b) => (weightDistance(b.weight, weight) < weightDistance(a.weight, weight) ? b : a));
-    const face = best.loaded ?? (best.loaded = loadFace(best));
+    const face = best.loaded ?? (best.loaded = loadFace(best, best.font));
     this.resolved.set(cacheKey, face);
     return face;
   }
@@ -126,8 +165,41 @@ function weightDistance(candidate: number, wanted: number): number {
   return d <= 0 ? -d : 1000 + d;
 }
 
-function loadFace(entry: FaceEntry): FontFace {
-  const font = fontkit.create(readFileSync(entry.path)) as Font;
+/** A manifest for a directory that has none: every font file it holds, as fallbacks. */
+function scanDirectory(dir: string): Manifest & { faces: (ManifestFace & { font?: Font })[] } {
+  const faces: (ManifestFace & { font: Font })[] = [];
+  for (const file of readdirSync(dir).sort()) {
+    if (!/\.(ttf|otf)$/i.test(file)) continue;
+    let font: Font;
+    try {
+      font = fontkit.create(readFileSync(join(dir, file))) as Font;
+    } catch {
+      continue; // not a font fontkit can read: skipped
+    }
+    const os2 = (font as unknown as { 'OS/2'?: { usWeightClass?: number; fsSelection?: { italic?: boolean } } })['OS/2'];
+    faces.push({
+      family: font.familyName,
+      weight: os2?.usWeightClass ?? 400,
+      style: os2?.fsSelection?.italic || font.italicAngle !== 0 ? 'italic' : 'normal',
+      file,
+      font,
+    });
+  }
+  return { faces, fallbacks: [...new Set(faces.map((f) => f.family))] };
+}
+
+/** Whether `face` has a glyph for code point `cp` (cached per face). */
+export function hasGlyph(face: FontFace, cp: number): boolean {
+  let cache = coverage.get(face);
+  if (!cache) coverage.set(face, (cache = new Map()));
+  let has = cache.get(cp);
+  if (has === undefined) cache.set(cp, (has = face.font.hasGlyphForCodePoint(cp)));
+  return has;
+}
+const coverage = new WeakMap<FontFace, Map<number, boolean>>();
+
+function loadFace(entry: FaceEntry, parsed?: Font): FontFace {
+  const font = parsed ?? (fontkit.create(readFileSync(entry.path)) as Font);
   const upm = font.unitsPerEm;
   return {
     key: `${entry.family}|${entry.weight}|${entry.style}`,

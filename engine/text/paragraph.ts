@@ -1,15 +1,21 @@
 /**
  * Paragraph text in two steps, after Typst's text passes:
  * - `prepareParagraph`: width-independent. Finds UAX #14 break opportunities over the whole
- *   paragraph (the `linebreak` package), cuts the text into segments between them, splits each
- *   segment at span boundaries into pieces and shapes every piece once.
+ *   paragraph (the `linebreak` package; word boundaries from Intl.Segmenter inside Thai, Lao,
+ *   Khmer and Myanmar, which have no spaces), resolves UAX #9 embedding levels (bidi-js), and cuts
+ *   the text into segments between break opportunities and pieces of one style, one font (the
+ *   first face of the style's stack that has the characters) and one bidi level; every piece is
+ *   shaped once (right-to-left pieces with mirrored brackets).
  * - `breakLines`: for a given width, fills lines greedily with segments, breaks a segment wider
- *   than a line between grapheme clusters, and aligns (left, right, center, justify).
+ *   than a line between grapheme clusters, shows a hyphen where a line ends at a soft hyphen,
+ *   orders each line's pieces visually (UAX #9 L2) and aligns (start, end, left, right, center,
+ *   justify).
  *
  * All lengths are points.
  */
+import bidiModule from 'bidi-js';
 import LineBreaker from 'linebreak';
-import type { FontFace } from './fonts.ts';
+import { hasGlyph, type FontFace } from './fonts.ts';
 import { shape, type GlyphRun } from './shape.ts';
 
 /** An sRGB colour, components 0-255. */
@@ -17,7 +23,10 @@ export type RGB = readonly [number, number, number];
 
 /** The resolved style of a piece of text. */
 export interface TextStyle {
+  /** The first face of the stack: metrics of empty lines, decorations' fallback. */
   readonly face: FontFace;
+  /** Faces tried in order for each character (the style's families, then the fallbacks). */
+  readonly stack: readonly FontFace[];
   /** Font size in points. */
   readonly size: number;
   readonly color: RGB;
@@ -26,6 +35,8 @@ export interface TextStyle {
   readonly decoration: 'none' | 'underline' | 'line-through';
   readonly link?: string;
   readonly features?: readonly string[];
+  /** Extra advance after every glyph, in points. */
+  readonly letterSpacing: number;
 }
 
 /** Input: a run of text in one style. */
@@ -34,12 +45,16 @@ export interface StyledText {
   readonly style: TextStyle;
 }
 
-/** A shaped piece: part of one segment in one style. `space` marks the segment's trailing white space. */
+/** A shaped piece: part of one segment in one style, one face and one bidi level. */
 export interface Piece {
   readonly text: string;
   readonly style: TextStyle;
+  readonly face: FontFace;
+  /** UAX #9 embedding level: odd is right-to-left. */
+  readonly level: number;
   readonly run: GlyphRun;
   readonly width: number;
+  /** Part of the white space that ends a segment. */
   readonly space: boolean;
 }
 
@@ -52,6 +67,16 @@ interface Segment {
   readonly trailing: number;
   /** A mandatory break (newline) follows. */
   readonly required: boolean;
+  /** The segment ends at a soft hyphen: a line ending here shows this hyphen piece. */
+  readonly hyphen: Piece | null;
+}
+
+/** Options of {@link prepareParagraph}. */
+export interface ParagraphOptions {
+  /** Base direction (UAX #9 P2-P3 for "auto"). Default "ltr". */
+  direction?: 'ltr' | 'rtl' | 'auto';
+  /** Inserts soft hyphens (U+00AD) into a word where it may break; used for justified text. */
+  hyphenate?: (word: string) => string;
 }
 
 /** Output of {@link prepareParagraph}. */
@@ -63,11 +88,16 @@ export interface PreparedParagraph {
   readonly maxContentWidth: number;
   /** Style used for the metrics of an empty paragraph. */
   readonly baseStyle: TextStyle;
+  /** Paragraph embedding level: 0 left-to-right, 1 right-to-left. */
+  readonly baseLevel: number;
+  /** Characters no face of their stack has (drawn as the first face's missing glyph). */
+  readonly missing: readonly string[];
 }
 
-/** A run of pieces in one style on a line, positioned from the line's left edge. */
+/** A run of pieces in one style and face on a line, positioned from the line's left edge. */
 export interface LineRun {
   readonly style: TextStyle;
+  readonly face: FontFace;
   readonly pieces: readonly Piece[];
   readonly x: number;
   readonly width: number;
@@ -83,85 +113,192 @@ export interface Line {
   readonly baseline: number;
 }
 
-export type Align = 'left' | 'right' | 'center' | 'justify';
+/** Alignment; start and end follow the paragraph's direction. */
+export type Align = 'start' | 'end' | 'left' | 'right' | 'center' | 'justify';
 
 const TRAILING_SPACE = /[ \t\n\r\u2028\u2029]+$/;
+const NEWLINES = /[\n\r\u2028\u2029]/g;
+const NEWLINE = /[\n\r\u2028\u2029]/;
 const CONTROL = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f]/;
 const CONTROL_GLOBAL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
-const NEWLINES = /[\n\r\u2028\u2029]/g;
+const SOFT_HYPHEN = '\u00ad';
+/** Strong right-to-left characters (Hebrew, Arabic, Syriac, Thaana, NKo, ... and their presentation forms). */
+const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|\ud802[\udc00-\udfff]|\ud83a[\udc00-\udfff]/;
+/** Scripts written without spaces between words (UAX #14 class SA): Thai, Lao, Myanmar, Khmer. */
+const SA_RUN = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff]+/g;
+/** Combining marks, joiners and variation selectors stay in the face of the character before them. */
+const CLINGS = /[\p{M}\u200c\u200d\ufe00-\ufe0f]/u;
+const WORD = /[\p{L}\p{M}]{5,}/gu;
 
-function makePiece(text: string, style: TextStyle, space: boolean): Piece {
-  const run = shape(style.face, text, style.features);
-  return { text, style, run, width: (run.width / style.face.unitsPerEm) * style.size, space };
+// bidi-js is CommonJS: its default import is the factory, whatever its declaration file says.
+const bidi = (bidiModule as unknown as typeof import('bidi-js').default)();
+
+/** Word boundaries inside runs of scripts without spaces, from Intl.Segmenter. */
+function dictionaryBreaks(full: string): Set<number> | null {
+  let breaks: Set<number> | null = null;
+  for (const m of full.matchAll(SA_RUN)) {
+    const segmenter = new Intl.Segmenter('th', { granularity: 'word' });
+    for (const { index } of segmenter.segment(m[0])) {
+      if (index > 0) (breaks ??= new Set()).add(m.index! + index);
+    }
+  }
+  return breaks;
+}
+
+/** Shape `text` as one piece. */
+function makePiece(text: string, style: TextStyle, face: FontFace, level: number, space: boolean): Piece {
+  const rtl = level % 2 === 1;
+  const run = shape(face, rtl ? mirror(text) : text, style.features, rtl ? 'rtl' : 'ltr');
+  const width = (run.width / face.unitsPerEm) * style.size + style.letterSpacing * run.glyphs.length;
+  return { text, style, face, level, run, width, space };
+}
+
+/** Brackets and other mirrored characters swapped, for right-to-left runs (UAX #9 L4). */
+function mirror(text: string): string {
+  let out = '';
+  for (const ch of text) out += bidi.getMirroredCharacter(ch) ?? ch;
+  return out;
+}
+
+/** The face of `style`'s stack for code point `cp`, or null when none has it. */
+function faceFor(style: TextStyle, cp: number): FontFace | null {
+  for (const face of style.stack) if (hasGlyph(face, cp)) return face;
+  return null;
+}
+
+/** Where `pieces` is in the text, and what it has cut so far. */
+interface Cut {
+  start: number;
+  face: FontFace | null;
+  level: number;
+  width: number;
+}
+
+function flushPiece(full: string, cut: Cut, end: number, style: TextStyle, space: boolean, out: Piece[]): void {
+  if (end <= cut.start) return;
+  let text = full.slice(cut.start, end);
+  if (space) text = text.replace(NEWLINES, '');
+  if (text.includes(SOFT_HYPHEN)) text = text.replaceAll(SOFT_HYPHEN, '');
+  if (text.length > 0) {
+    const piece = makePiece(text, style, cut.face ?? style.face, cut.level, space);
+    out.push(piece);
+    cut.width += piece.width;
+  }
+  cut.start = end;
+}
+
+/**
+ * Cut [from, to) of `full` (one span's share of a segment) into pieces of one face and one level.
+ * White space and clinging characters stay with the piece before them. @returns the pieces' width.
+ */
+function pieces(full: string, from: number, to: number, style: TextStyle, levels: Uint8Array | null, space: boolean, missing: Set<string>, out: Piece[]): number {
+  const cut: Cut = { start: from, face: null, level: levels ? levels[from] : 0, width: 0 };
+  for (let i = from; i < to; ) {
+    const cp = full.codePointAt(i)!;
+    const size = cp > 0xffff ? 2 : 1;
+    let face = cut.face;
+    if (!(face && (cp === 0x20 || cp === 0xa0 || CLINGS.test(String.fromCodePoint(cp)))) && cp !== 0xad && !NEWLINE.test(String.fromCodePoint(cp))) {
+      face = faceFor(style, cp);
+      if (!face) {
+        if (!/\s/.test(String.fromCodePoint(cp))) missing.add(String.fromCodePoint(cp));
+        face = cut.face ?? style.face;
+      }
+    }
+    const level = levels ? levels[i] : 0;
+    if (i > cut.start && (face !== cut.face || level !== cut.level)) flushPiece(full, cut, i, style, space, out);
+    cut.face = face;
+    cut.level = level;
+    i += size;
+  }
+  flushPiece(full, cut, to, style, space, out);
+  return cut.width;
 }
 
 /**
  * Shape a paragraph's styled runs into segments. Width-independent: do it once, break many times.
- * @param spans the paragraph's text in document order; must not be empty.
+ * @param input the paragraph's text in document order; must not be empty.
  */
-export function prepareParagraph(input: readonly StyledText[]): PreparedParagraph {
+export function prepareParagraph(input: readonly StyledText[], options: ParagraphOptions = {}): PreparedParagraph {
+  const hyphenate = options.hyphenate;
   // Tabs become spaces and other control characters go: no font has glyphs for them.
-  const spans = input.map((s) => (CONTROL.test(s.text) ? { text: s.text.replace(/\t/g, ' ').replace(CONTROL_GLOBAL, ''), style: s.style } : s));
+  const spans = input.map((s) => {
+    let text = CONTROL.test(s.text) ? s.text.replace(/\t/g, ' ').replace(CONTROL_GLOBAL, '') : s.text;
+    if (hyphenate) text = text.replace(WORD, (w) => hyphenate(w));
+    return text === s.text ? s : { text, style: s.style };
+  });
   const baseStyle = spans[0].style;
   let full = '';
   for (const s of spans) full += s.text;
+
+  let levels: Uint8Array | null = null;
+  let baseLevel = options.direction === 'rtl' ? 1 : 0;
+  if (options.direction === 'rtl' || RTL_CHAR.test(full)) {
+    const embedding = bidi.getEmbeddingLevels(full, options.direction === 'auto' ? undefined : (options.direction ?? 'ltr'));
+    levels = embedding.levels;
+    baseLevel = embedding.paragraphs[0]?.level ?? baseLevel;
+  }
+
+  const extraBreaks = dictionaryBreaks(full);
+  const boundaries: { position: number; required: boolean }[] = [];
+  const breaker = new LineBreaker(full);
+  for (let bk = breaker.nextBreak(); bk; bk = breaker.nextBreak()) boundaries.push({ position: bk.position, required: bk.required });
+  if (extraBreaks) {
+    for (const b of boundaries) extraBreaks.delete(b.position);
+    for (const position of extraBreaks) boundaries.push({ position, required: false });
+    boundaries.sort((a, b) => a.position - b.position);
+  }
+
   const segments: Segment[] = [];
+  const missing = new Set<string>();
   let minContentWidth = 0;
   let maxContentWidth = 0;
   let hardLine = 0;
-
-  const breaker = new LineBreaker(full);
   let start = 0;
   let spanIndex = 0;
   let spanStart = 0;
-  for (let bk = breaker.nextBreak(); bk; bk = breaker.nextBreak()) {
-    const end: number = bk.position;
+  for (const bk of boundaries) {
+    const end = bk.position;
     const raw = full.slice(start, end);
     const trail = TRAILING_SPACE.exec(raw);
     const contentEnd = trail ? end - trail[0].length : end;
-    const pieces: Piece[] = [];
+    const segPieces: Piece[] = [];
     let width = 0;
     let trailing = 0;
-    // Walk the spans covering [start, end): content pieces, then white-space pieces.
     let pos = start;
+    let lastStyle = baseStyle;
     while (pos < end) {
       while (spanStart + spans[spanIndex].text.length <= pos) {
         spanStart += spans[spanIndex].text.length;
         spanIndex++;
       }
       const span = spans[spanIndex];
-      const spanEnd = spanStart + span.text.length;
       const isSpace = pos >= contentEnd;
-      const stop = Math.min(spanEnd, isSpace ? end : contentEnd);
-      let text = full.slice(pos, stop);
-      if (isSpace) text = text.replace(NEWLINES, '');
-      if (text.length > 0) {
-        const piece = makePiece(text, span.style, isSpace);
-        pieces.push(piece);
-        if (isSpace) trailing += piece.width;
-        else width += piece.width;
+      const stop = Math.min(spanStart + span.text.length, isSpace ? end : contentEnd);
+      const w = pieces(full, pos, stop, span.style, levels, isSpace, missing, segPieces);
+      if (isSpace) trailing += w;
+      else {
+        width += w;
+        lastStyle = span.style;
       }
       pos = stop;
     }
-    segments.push({ pieces, width, trailing, required: bk.required });
-    if (width > minContentWidth) minContentWidth = width;
+    const softHyphen = contentEnd > start && full[contentEnd - 1] === SOFT_HYPHEN;
+    const last = segPieces.filter((p) => !p.space).pop();
+    const hyphen = softHyphen ? makePiece('-', lastStyle, last?.face ?? lastStyle.face, last && last.level % 2 === 1 ? last.level : 0, false) : null;
+    segments.push({ pieces: segPieces, width, trailing, required: bk.required, hyphen });
+    if (width + (hyphen?.width ?? 0) > minContentWidth) minContentWidth = width + (hyphen?.width ?? 0);
     hardLine += width;
-    if (bk.required) {
-      if (hardLine > maxContentWidth) maxContentWidth = hardLine;
-      hardLine = 0;
-    } else {
-      if (hardLine > maxContentWidth) maxContentWidth = hardLine;
-      hardLine += trailing;
-    }
+    if (hardLine > maxContentWidth) maxContentWidth = hardLine;
+    hardLine = bk.required ? 0 : hardLine + trailing;
     start = end;
   }
-  return { segments, minContentWidth, maxContentWidth, baseStyle };
+  return { segments, minContentWidth, maxContentWidth, baseStyle, baseLevel, missing: [...missing] };
 }
 
 /** Break a segment wider than `maxWidth` between grapheme clusters into segments that fit. */
 function splitSegment(seg: Segment, maxWidth: number): Segment[] {
   const out: Segment[] = [];
-  let pieces: Piece[] = [];
+  let chunkPieces: Piece[] = [];
   let width = 0;
   const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const piece of seg.pieces) {
@@ -169,11 +306,11 @@ function splitSegment(seg: Segment, maxWidth: number): Segment[] {
     let chunk = '';
     let chunkWidth = 0;
     for (const { segment: g } of graphemes.segment(piece.text)) {
-      const gw = makePiece(g, piece.style, false).width;
+      const gw = makePiece(g, piece.style, piece.face, piece.level, false).width;
       if (width + chunkWidth + gw > maxWidth && width + chunkWidth > 0) {
-        if (chunk) pieces.push(makePiece(chunk, piece.style, false));
-        out.push({ pieces, width: width + chunkWidth, trailing: 0, required: false });
-        pieces = [];
+        if (chunk) chunkPieces.push(makePiece(chunk, piece.style, piece.face, piece.level, false));
+        out.push({ pieces: chunkPieces, width: width + chunkWidth, trailing: 0, required: false, hyphen: null });
+        chunkPieces = [];
         width = 0;
         chunk = '';
         chunkWidth = 0;
@@ -182,13 +319,13 @@ function splitSegment(seg: Segment, maxWidth: number): Segment[] {
       chunkWidth += gw;
     }
     if (chunk) {
-      const p = makePiece(chunk, piece.style, false);
-      pieces.push(p);
+      const p = makePiece(chunk, piece.style, piece.face, piece.level, false);
+      chunkPieces.push(p);
       width += p.width;
     }
   }
   const spaces = seg.pieces.filter((p) => p.space);
-  out.push({ pieces: pieces.concat(spaces), width, trailing: seg.trailing, required: seg.required });
+  out.push({ pieces: chunkPieces.concat(spaces), width, trailing: seg.trailing, required: seg.required, hyphen: seg.hyphen });
   return out;
 }
 
@@ -202,11 +339,11 @@ class LineFiller {
   constructor(
     private readonly maxWidth: number,
     private readonly align: Align,
-    private readonly base: TextStyle,
+    private readonly p: PreparedParagraph,
   ) {}
 
   flush(last: boolean): void {
-    this.lines.push(finishLine(this.current, this.width, this.maxWidth, this.align, last, this.base));
+    this.lines.push(finishLine(this.current, this.width, this.maxWidth, this.align, last, this.p));
     this.current = [];
     this.width = 0;
     this.pendingTrailing = 0;
@@ -214,7 +351,11 @@ class LineFiller {
 
   place(seg: Segment): void {
     const max = this.maxWidth + 1e-6;
-    if (this.current.length > 0 && this.width + this.pendingTrailing + seg.width > max) this.flush(false);
+    // A segment ending at a soft hyphen needs room for the hyphen if the line ends after it.
+    const need = seg.width + (seg.hyphen?.width ?? 0);
+    if (this.current.length > 0 && this.width + this.pendingTrailing + need > max) {
+      this.flush(false);
+    }
     if (this.current.length === 0 && seg.width > max) {
       const parts = splitSegment(seg, this.maxWidth);
       for (let i = 0; i < parts.length - 1; i++) {
@@ -241,26 +382,64 @@ class LineFiller {
  * base style's height, so an empty cell keeps its row height.
  */
 export function breakLines(p: PreparedParagraph, maxWidth: number, align: Align): Line[] {
-  const filler = new LineFiller(maxWidth, align, p.baseStyle);
+  const filler = new LineFiller(maxWidth, align, p);
   for (const seg of p.segments) filler.place(seg);
   return filler.end();
 }
 
-function finishLine(segs: Segment[], width: number, maxWidth: number, align: Align, last: boolean, base: TextStyle): Line {
-  // Pieces in order, without the white space that ends the line.
-  const pieces: Piece[] = [];
-  for (const s of segs) for (const piece of s.pieces) pieces.push(piece);
-  while (pieces.length > 0 && pieces[pieces.length - 1].space) pieces.pop();
+/** UAX #9 L2: reverse every maximal run of pieces at or above each level, highest level first. */
+function visualOrder(pieces: Piece[], baseLevel: number): Piece[] {
+  let max = baseLevel;
+  let minOdd = Infinity;
+  for (const p of pieces) {
+    if (p.level > max) max = p.level;
+    if (p.level % 2 === 1 && p.level < minOdd) minOdd = p.level;
+  }
+  if (max === 0) return pieces;
+  const out = pieces.slice();
+  for (let level = max; level >= Math.min(minOdd, max); level--) {
+    let i = 0;
+    while (i < out.length) {
+      if (out[i].level < level) {
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j < out.length && out[j].level >= level) j++;
+      const reversed = out.slice(i, j).reverse();
+      for (let k = i; k < j; k++) out[k] = reversed[k - i];
+      i = j;
+    }
+  }
+  return out;
+}
 
+function finishLine(segs: Segment[], width: number, maxWidth: number, align: Align, last: boolean, p: PreparedParagraph): Line {
+  const base = p.baseStyle;
+  // Pieces in logical order, without the white space that ends the line; a hyphen where a soft one broke it.
+  const logical: Piece[] = [];
+  for (const s of segs) for (const piece of s.pieces) logical.push(piece);
+  while (logical.length > 0 && logical[logical.length - 1].space) logical.pop();
+  const lastSeg = segs[segs.length - 1];
+  if (!last && lastSeg?.hyphen) {
+    logical.push(lastSeg.hyphen);
+    width += lastSeg.hyphen.width;
+  }
+  // Trailing white space takes the paragraph level (UAX #9 L1) before reordering.
+  const pieces = p.baseLevel > 0 || logical.some((x) => x.level > 0) ? visualOrder(logical, p.baseLevel) : logical;
+
+  const rtl = p.baseLevel % 2 === 1;
+  const resolved = align === 'start' ? (rtl ? 'right' : 'left') : align === 'end' ? (rtl ? 'left' : 'right') : align;
   let spaceGlyphs = 0;
-  if (align === 'justify' && !last) {
+  if (resolved === 'justify' && !last) {
     for (const piece of pieces) if (piece.space) spaceGlyphs += piece.run.glyphs.length;
   }
   const wordSpacing = spaceGlyphs > 0 ? Math.max(0, maxWidth - width) / spaceGlyphs : 0;
   const lineWidth = wordSpacing > 0 ? maxWidth : width;
   let x = 0;
-  if (align === 'right') x = maxWidth - width;
-  else if (align === 'center') x = (maxWidth - width) / 2;
+  // A justified paragraph's last line sits at the start side.
+  if (resolved === 'right' || (resolved === 'justify' && rtl && wordSpacing === 0)) x = maxWidth - width;
+  else if (resolved === 'center') x = (maxWidth - width) / 2;
 
   let ascent = 0;
   let descent = 0;
@@ -274,17 +453,17 @@ function finishLine(segs: Segment[], width: number, maxWidth: number, align: Ali
   const runs: LineRun[] = [];
   let i = 0;
   while (i < pieces.length) {
-    const style = pieces[i].style;
-    ascent = Math.max(ascent, style.face.ascent * style.size);
-    descent = Math.max(descent, style.face.descent * style.size);
+    const { style, face } = pieces[i];
+    ascent = Math.max(ascent, face.ascent * style.size);
+    descent = Math.max(descent, face.descent * style.size);
     height = Math.max(height, style.size * style.lineHeight);
     let j = i;
     let runWidth = 0;
-    while (j < pieces.length && pieces[j].style === style) {
+    while (j < pieces.length && pieces[j].style === style && pieces[j].face === face) {
       runWidth += pieces[j].width + (pieces[j].space ? wordSpacing * pieces[j].run.glyphs.length : 0);
       j++;
     }
-    runs.push({ style, pieces: pieces.slice(i, j), x, width: runWidth, wordSpacing });
+    runs.push({ style, face, pieces: pieces.slice(i, j), x, width: runWidth, wordSpacing });
     x += runWidth;
     i = j;
   }

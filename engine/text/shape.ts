@@ -26,24 +26,29 @@ const MAX_ENTRIES_PER_FACE = 50_000;
 const caches = new Map<string, Map<string, GlyphRun>>();
 
 /** Shape `text` in `face`, through the cache. `features` are OpenType tags such as `["tnum"]`. */
-export function shape(face: FontFace, text: string, features?: readonly string[]): GlyphRun {
-  const cacheKey = features && features.length > 0 ? `${face.key}|${features.join(',')}` : face.key;
+export function shape(face: FontFace, text: string, features?: readonly string[], direction: 'ltr' | 'rtl' = 'ltr'): GlyphRun {
+  const base = direction === 'rtl' ? `${face.key}|rtl` : face.key;
+  const cacheKey = features && features.length > 0 ? `${base}|${features.join(',')}` : base;
   let cache = caches.get(cacheKey);
   if (!cache) caches.set(cacheKey, (cache = new Map()));
   let run = cache.get(text);
   if (run) return run;
-  run = shapeUncached(face, text, features);
+  run = shapeUncached(face, text, features, direction);
   if (cache.size >= MAX_ENTRIES_PER_FACE) cache.clear();
   cache.set(text, run);
   return run;
 }
 
-function shapeUncached(face: FontFace, text: string, features?: readonly string[]): GlyphRun {
-  const result = face.font.layout(text, features ? [...features] : undefined);
+/**
+ * Right-to-left text comes back in visual order (fontkit reverses it), so the one-to-one
+ * character pairing below reads the text backwards.
+ */
+function shapeUncached(face: FontFace, text: string, features: readonly string[] | undefined, direction: 'ltr' | 'rtl'): GlyphRun {
+  const result = face.font.layout(text, features ? [...features] : undefined, undefined, undefined, direction);
   const advances: number[] = new Array(result.glyphs.length);
   const codePoints: number[][] = new Array(result.glyphs.length);
   // When characters and glyphs pair one to one (most runs), the text itself says what each glyph shows.
-  const chars = [...text];
+  const chars = direction === 'rtl' ? [...text].reverse() : [...text];
   const oneToOne = chars.length === result.glyphs.length;
   let offsets: [number, number][] | undefined;
   let width = 0;

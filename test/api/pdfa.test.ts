@@ -61,7 +61,7 @@ test('an async job with pdf_variant "pdf/a-1b" produces a conformant PDF/A-1b be
 
 test('a PDF/A conflict fails the render and refunds the credit', async () => {
   const { teamId, apiKey } = s.team(2);
-  const id = s.template(teamId, { content: [{ text: 'snow ☃' }] });
+  const id = s.template(teamId, { content: [{ text: 'kanji 漢' }] });
   const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: {}, export_type: 'binary', pdf_variant: 'pdf/a-3b' });
   assert.equal(res.status, 500);
   const body = (await res.json()) as { code: string; render_error: { code: string } };

@@ -107,16 +107,18 @@ test('PDF/A-1b flattens alpha (no SMask) while a plain PDF keeps it', async () =
   assert.ok(smasks((await renderPdf(doc, {}, { now: NOW })).pdf) > 0, 'the plain PDF keeps its soft mask');
 });
 
-test('a character no bundled font has is refused with PDFA_CONFLICT naming it, and renders without PDF/A', async () => {
-  const doc = { content: [{ text: 'snow ☃ man' }] };
+test('a character no bundled font has is refused with PDFA_CONFLICT naming it, and renders with a warning without PDF/A', async () => {
+  // No bundled font has CJK ideographs (they come from PLATEN_FONT_DIRS).
+  const doc = { content: [{ text: 'kanji 漢 here' }] };
   await assert.rejects(renderPdf(doc, {}, { now: NOW, pdfVariant: 'pdf/a-2b' }), (e: unknown) => {
     assert.ok(e instanceof RenderError);
     assert.equal(e.code, 'PDFA_CONFLICT');
-    assert.match(e.message, /U\+2603/);
+    assert.match(e.message, /U\+6F22/);
     return true;
   });
   const plain = await renderPdf(doc, {}, { now: NOW });
   assert.equal(plain.pages, 1);
+  assert.deepEqual(plain.warnings, ['no font has the character "漢" (U+6F22)']);
 });
 
 test('plain PDFs carry well-formed XMP too: escaped title, ModifyDate, no pdfaid', async () => {

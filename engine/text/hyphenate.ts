@@ -1,0 +1,48 @@
+/**
+ * Hyphenation for justified text: Liang patterns from the `hyphen` package, loaded on first use
+ * for each language and kept for the process. Words get soft hyphens (U+00AD) where they may
+ * break; the paragraph code shows a hyphen only where a line actually ends there.
+ */
+import { createRequire } from 'node:module';
+
+type Hyphenator = (word: string) => string;
+
+const require = createRequire(import.meta.url);
+const byLanguage = new Map<string, Hyphenator | null>();
+const MAX_WORDS = 20_000;
+
+/** Pattern module names to try for a BCP 47 tag: "de-AT" -> de-at, de. */
+function candidates(language: string): string[] {
+  const tag = language.toLowerCase();
+  const primary = tag.split('-')[0];
+  return tag === primary ? [tag] : [tag, primary];
+}
+
+/** A hyphenator for `language`, or undefined when the package has no patterns for it. */
+export function hyphenatorFor(language: string | undefined): Hyphenator | undefined {
+  if (!language || !/^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i.test(language)) return undefined;
+  const hit = byLanguage.get(language);
+  if (hit !== undefined) return hit ?? undefined;
+  let hyphenator: Hyphenator | null = null;
+  for (const name of candidates(language)) {
+    let mod: { hyphenateSync(text: string, options?: object): string };
+    try {
+      mod = require(`hyphen/${name}`);
+    } catch {
+      continue;
+    }
+    const words = new Map<string, string>();
+    hyphenator = (word) => {
+      let out = words.get(word);
+      if (out === undefined) {
+        out = mod.hyphenateSync(word, { minWordLength: 5 });
+        if (words.size >= MAX_WORDS) words.clear();
+        words.set(word, out);
+      }
+      return out;
+    };
+    break;
+  }
+  byLanguage.set(language, hyphenator);
+  return hyphenator ?? undefined;
+}
