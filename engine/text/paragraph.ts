@@ -387,17 +387,22 @@ export function breakLines(p: PreparedParagraph, maxWidth: number, align: Align)
   return filler.end();
 }
 
-/** UAX #9 L2: reverse every maximal run of pieces at or above each level, highest level first. */
-function visualOrder(pieces: Piece[], baseLevel: number): Piece[] {
-  let max = baseLevel;
-  let minOdd = Infinity;
+/**
+ * UAX #9 L2: from the highest level on the line down to its lowest odd level, reverse every
+ * maximal run of pieces at or above that level. (A line all at level 2, English in a
+ * right-to-left paragraph, has no odd level to reach: it stays in logical order.)
+ */
+function visualOrder(pieces: Piece[]): Piece[] {
+  let max = 0;
+  let min = Infinity;
   for (const p of pieces) {
     if (p.level > max) max = p.level;
-    if (p.level % 2 === 1 && p.level < minOdd) minOdd = p.level;
+    if (p.level < min) min = p.level;
   }
-  if (max === 0) return pieces;
+  const lowestOdd = min % 2 === 1 ? min : min + 1;
+  if (max < lowestOdd) return pieces;
   const out = pieces.slice();
-  for (let level = max; level >= Math.min(minOdd, max); level--) {
+  for (let level = max; level >= lowestOdd; level--) {
     let i = 0;
     while (i < out.length) {
       if (out[i].level < level) {
@@ -426,7 +431,7 @@ function finishLine(segs: Segment[], width: number, maxWidth: number, align: Ali
     width += lastSeg.hyphen.width;
   }
   // Trailing white space takes the paragraph level (UAX #9 L1) before reordering.
-  const pieces = p.baseLevel > 0 || logical.some((x) => x.level > 0) ? visualOrder(logical, p.baseLevel) : logical;
+  const pieces = logical.some((x) => x.level > 0) ? visualOrder(logical) : logical;
 
   const rtl = p.baseLevel % 2 === 1;
   const resolved = align === 'start' ? (rtl ? 'right' : 'left') : align === 'end' ? (rtl ? 'left' : 'right') : align;
