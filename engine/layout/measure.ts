@@ -53,6 +53,7 @@ export function measure(node: PNode, width: number): Box {
     marginTop: s.margin.top,
     marginBottom: s.margin.bottom,
     keepTogether: s.keepTogether,
+    keepWithNext: s.keepWithNext,
     breakBefore: s.breakBefore,
     frame,
   };
@@ -62,7 +63,7 @@ export function measure(node: PNode, width: number): Box {
       const lines = breakLines(node.para, inner, s.textAlign);
       let h = 0;
       for (const l of lines) h += l.height;
-      return { ...base, kind: 'text', lines, height: h + v };
+      return { ...base, kind: 'text', lines, widows: s.widows, orphans: s.orphans, height: h + v };
     }
     case 'stack': {
       const children = measureAll(node.children, inner);
@@ -147,7 +148,7 @@ function measureList(node: PList, inner: number, base: BaseFields, v: number): B
     const content = measureAll(item.children, Math.max(0, inner - indent));
     const markerLines = item.marker ? breakLines(item.marker, indent - gap, 'right') : [];
     const marker: Box[] = markerLines.length
-      ? [{ kind: 'text', x: 0, width: indent - gap, height: markerLines[0].height, marginTop: 0, marginBottom: 0, keepTogether: false, breakBefore: false, frame: null, lines: markerLines }]
+      ? [{ kind: 'text', x: 0, width: indent - gap, height: markerLines[0].height, marginTop: 0, marginBottom: 0, keepTogether: false, breakBefore: false, frame: null, lines: markerLines, widows: 1, orphans: 1 }]
       : item.bullet
         ? [bulletBox(item.bullet, indent - gap)]
         : [];

@@ -132,12 +132,17 @@ interface BoxBase {
   readonly marginTop: number;
   readonly marginBottom: number;
   readonly keepTogether: boolean;
+  /** Stay on the page where the next sibling starts. */
+  readonly keepWithNext?: boolean;
   readonly breakBefore: boolean;
   readonly frame: Frame | null;
 }
 export interface TextBox extends BoxBase {
   readonly kind: 'text';
   readonly lines: readonly Line[];
+  /** Fewest lines left at the top of the next page, and at the bottom of this one, when cut. */
+  readonly widows: number;
+  readonly orphans: number;
 }
 export interface StackBox extends BoxBase {
   readonly kind: 'stack';

@@ -44,6 +44,12 @@ export function flow(boxes: readonly Box[], x: number, y: number, avail: number,
     if (b.keepTogether && !first && b.height > room + EPS && b.height <= ctx.regionHeight) {
       return { used: cursor, rest: boxes.slice(i) };
     }
+    // A heading (keepWithNext) that fits but leaves no room for the start of what follows moves on.
+    if (b.keepWithNext && !first && i + 1 < boxes.length && b.height <= room + EPS) {
+      const next = boxes[i + 1];
+      const need = b.height + b.marginBottom + next.marginTop + minimumStart(next);
+      if (need > room + EPS && need <= ctx.regionHeight) return { used: cursor, rest: boxes.slice(i) };
+    }
     const r = place(b, x + b.x, y + cursor + b.marginTop, room, first, out, ctx);
     if (r.rest) {
       const rest = boxes.slice(i);
@@ -93,6 +99,54 @@ export function emitLine(line: TextBox['lines'][number], x: number, y: number, o
   for (const run of line.runs) out.push({ kind: 'text', x: x + run.x, y: baseline, run });
 }
 
+/**
+ * How many of a paragraph's lines go in `avail`: as many as fit, but a cut leaves at least
+ * `orphans` lines here and `widows` lines for the next page (fewer here, or none, when needed).
+ * On a fresh page at least one line goes, whatever the rules say.
+ */
+export function linesToPlace(box: TextBox, avail: number, atTop: boolean): number {
+  const total = box.lines.length;
+  let fit = 0;
+  let used = 0;
+  while (fit < total && used + box.lines[fit].height <= avail + EPS) used += box.lines[fit++].height;
+  if (fit === total) return total;
+  let n = fit;
+  if (total - n < box.widows) n = total - box.widows;
+  if (n < box.orphans) n = 0;
+  if (n === 0 && atTop) return Math.max(1, fit);
+  return n;
+}
+
+/**
+ * The height of the smallest first part of a box on a page: what must fit below a box that keeps
+ * with it (a heading's keepWithNext). Text: its first `orphans` lines; containers: their first
+ * child's; tables: header and first row; anything else: all of it.
+ */
+export function minimumStart(box: Box): number {
+  const [it] = insets(box.frame);
+  switch (box.kind) {
+    case 'text': {
+      let h = 0;
+      for (let k = 0; k < Math.min(box.orphans, box.lines.length); k++) h += box.lines[k].height;
+      return it + h;
+    }
+    case 'stack':
+      return it + (box.children.length > 0 ? box.children[0].marginTop + minimumStart(box.children[0]) : 0);
+    case 'columns': {
+      let h = 0;
+      for (const c of box.cols) if (c.children.length > 0) h = Math.max(h, c.children[0].marginTop + minimumStart(c.children[0]));
+      return it + h;
+    }
+    case 'table': {
+      let h = 0;
+      for (const r of box.header) h += r.height;
+      return it + h + (box.body[0]?.height ?? 0);
+    }
+    default:
+      return box.height;
+  }
+}
+
 /** Placing an unbreakable box: it goes whole, or (when something precedes it) waits for the next region. */
 function placeAtom(box: Box, avail: number, atTop: boolean): boolean {
   return box.height <= avail + EPS || atTop;
@@ -102,12 +156,11 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
   const contentHeight = box.height - (box.frame ? insets(box.frame)[0] + insets(box.frame)[2] : 0);
   switch (box.kind) {
     case 'text': {
+      const n = linesToPlace(box, avail, atTop);
       let used = 0;
-      let n = 0;
-      while (n < box.lines.length && (used + box.lines[n].height <= avail + EPS || (n === 0 && atTop))) {
-        emitLine(box.lines[n], x, y + used, out);
-        used += box.lines[n].height;
-        n++;
+      for (let k = 0; k < n; k++) {
+        emitLine(box.lines[k], x, y + used, out);
+        used += box.lines[k].height;
       }
       if (n === box.lines.length) return { used: contentHeight, rest: null };
       if (n === 0) return { used: 0, rest: box };

@@ -188,8 +188,15 @@ function scanDirectory(dir: string): Manifest & { faces: (ManifestFace & { font?
   return { faces, fallbacks: [...new Set(faces.map((f) => f.family))] };
 }
 
-/** Whether `face` has a glyph for code point `cp` (cached per face). */
+/** Whether `face` has a glyph for code point `cp` (cached per face: a table for the BMP). */
 export function hasGlyph(face: FontFace, cp: number): boolean {
+  if (cp < 0x10000) {
+    let table = bmp.get(face);
+    if (!table) bmp.set(face, (table = new Uint8Array(0x10000)));
+    let v = table[cp];
+    if (v === 0) table[cp] = v = face.font.hasGlyphForCodePoint(cp) ? 1 : 2;
+    return v === 1;
+  }
   let cache = coverage.get(face);
   if (!cache) coverage.set(face, (cache = new Map()));
   let has = cache.get(cp);
@@ -197,6 +204,7 @@ export function hasGlyph(face: FontFace, cp: number): boolean {
   return has;
 }
 const coverage = new WeakMap<FontFace, Map<number, boolean>>();
+const bmp = new WeakMap<FontFace, Uint8Array>();
 
 function loadFace(entry: FaceEntry, parsed?: Font): FontFace {
   const font = parsed ?? (fontkit.create(readFileSync(entry.path)) as Font);

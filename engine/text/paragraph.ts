@@ -193,6 +193,20 @@ function flushPiece(full: string, cut: Cut, end: number, style: TextStyle, space
  */
 function pieces(full: string, from: number, to: number, style: TextStyle, levels: Uint8Array | null, space: boolean, missing: Set<string>, out: Piece[]): number {
   const cut: Cut = { start: from, face: null, level: levels ? levels[from] : 0, width: 0 };
+  // Fast path (most text): one level, and the first face has every character.
+  if (!levels) {
+    const primary = style.face;
+    let all = true;
+    for (let i = from; i < to && all; i++) {
+      const c = full.charCodeAt(i);
+      all = c < 0xd800 && (c === 0x0a || c === 0x0d || c === 0xad || hasGlyph(primary, c));
+    }
+    if (all) {
+      cut.face = primary;
+      flushPiece(full, cut, to, style, space, out);
+      return cut.width;
+    }
+  }
   for (let i = from; i < to; ) {
     const cp = full.codePointAt(i)!;
     const size = cp > 0xffff ? 2 : 1;
