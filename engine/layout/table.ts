@@ -14,9 +14,11 @@ export function measureTable(node: PTable, inner: number, base: BaseFields, v: n
   const widths = resolveWidths(node.columns, inner, () => columnIntrinsics(node.columns.length, sections));
   const colX: number[] = [0];
   for (let i = 0; i < widths.length; i++) colX.push(colX[i] + widths[i]);
-  const header = measureRows(node.header, widths, colX, false);
-  const body = measureRows(node.body, widths, colX, true);
-  const footer = measureRows(node.footer, widths, colX, false);
+  // A right-to-left table runs its columns from the right edge (the first column on the right).
+  const rtl = node.style.direction === 'rtl';
+  const header = measureRows(node.header, widths, colX, false, rtl);
+  const body = measureRows(node.body, widths, colX, true, rtl);
+  const footer = measureRows(node.footer, widths, colX, false, rtl);
   let h = 0;
   for (const rows of [header, body, footer]) for (const r of rows) h += r.height;
   return {
@@ -35,7 +37,8 @@ export function measureTable(node: PTable, inner: number, base: BaseFields, v: n
   };
 }
 
-function measureRows(rows: readonly (readonly PCell[])[], widths: number[], colX: number[], isBody: boolean): MRow[] {
+function measureRows(rows: readonly (readonly PCell[])[], widths: number[], colX: number[], isBody: boolean, rtl: boolean): MRow[] {
+  const total = colX[colX.length - 1];
   const measured: MCell[][] = rows.map((row) =>
     row.map((cell) => {
       let width = 0;
@@ -45,7 +48,7 @@ function measureRows(rows: readonly (readonly PCell[])[], widths: number[], colX
         col: cell.col,
         colSpan: cell.colSpan,
         rowSpan: cell.rowSpan,
-        x: colX[cell.col],
+        x: rtl ? total - colX[cell.col] - width : colX[cell.col],
         width,
         content,
         background: cell.background,
