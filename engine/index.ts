@@ -17,7 +17,7 @@ export { PDF_VARIANTS, type PdfVariant } from './pdfa/variant.ts';
 export { RenderError, DEFAULT_LIMITS } from './errors.ts';
 export type { Limits, RenderErrorCode, ErrorDetail } from './errors.ts';
 export type { Template, TemplateField, TemplateIssue } from './template/types.ts';
-export { FontLibrary, bundledFontLibrary } from './text/fonts.ts';
+export { BUNDLED_FONT_DIR, FontLibrary, bundledFontLibrary } from './text/fonts.ts';
 
 /** Options of {@link renderPdf}. */
 export interface RenderOptions {

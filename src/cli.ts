@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PDF_VARIANTS, renderPdf, RenderError, type PdfVariant } from '../engine/index.ts';
+import { BUNDLED_FONT_DIR, FontLibrary, PDF_VARIANTS, renderPdf, RenderError, type PdfVariant } from '../engine/index.ts';
 import { openDatabase, type Db } from '../db/open.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { startServer } from './server.ts';
@@ -39,10 +39,10 @@ async function render(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { output: { type: 'string', short: 'o' }, json: { type: 'boolean' }, 'pdf-variant': { type: 'string' } },
+    options: { output: { type: 'string', short: 'o' }, json: { type: 'boolean' }, 'pdf-variant': { type: 'string' }, 'font-dir': { type: 'string', multiple: true } },
   });
   const [templatePath, dataPath] = positionals;
-  if (!templatePath || !values.output) throw new UsageError('usage: render TEMPLATE.json [DATA.json] -o OUT.pdf [--pdf-variant pdf/a-2b] [--json]');
+  if (!templatePath || !values.output) throw new UsageError('usage: render TEMPLATE.json [DATA.json] -o OUT.pdf [--pdf-variant pdf/a-2b] [--font-dir DIR]... [--json]');
   const variant = values['pdf-variant'];
   if (variant !== undefined && !(PDF_VARIANTS as readonly string[]).includes(variant)) {
     throw new UsageError(`--pdf-variant must be one of ${PDF_VARIANTS.join(', ')}`);
@@ -50,7 +50,10 @@ async function render(args: string[]): Promise<void> {
   const definition = readJson(templatePath, 'template');
   const data = dataPath ? readJson(dataPath, 'data') : {};
   const started = performance.now();
-  const result = await renderPdf(definition, data, { pdfVariant: variant as PdfVariant | undefined });
+  const fontDirs = values['font-dir'] ?? [];
+  const fonts = fontDirs.length > 0 ? new FontLibrary([BUNDLED_FONT_DIR, ...fontDirs]) : undefined;
+  const result = await renderPdf(definition, data, { pdfVariant: variant as PdfVariant | undefined, fonts });
+  for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
   writeFileSync(values.output, result.pdf);
   const ms = Math.round(performance.now() - started);
   if (values.json) {
