@@ -138,19 +138,23 @@ function columnIntrinsic(children: readonly PNode[]): Intrinsic {
   return r;
 }
 
-/** A list is a stack of two-column rows: the marker, right-aligned in the indent, then the item. */
+/**
+ * A list is a stack of two-column rows: the marker, aligned in the indent next to the item, then
+ * the item. A right-to-left list has its indent and markers on the right.
+ */
 function measureList(node: PList, inner: number, base: BaseFields, v: number): Box {
   let widest = 0;
   for (const item of node.items) if (item.marker) widest = Math.max(widest, item.marker.maxContentWidth);
   const indent = listIndent(node.style, widest);
   const gap = node.style.fontSize * 0.5;
+  const rtl = node.style.direction === 'rtl';
   const children: Box[] = node.items.map((item) => {
     const content = measureAll(item.children, Math.max(0, inner - indent));
-    const markerLines = item.marker ? breakLines(item.marker, indent - gap, 'right') : [];
+    const markerLines = item.marker ? breakLines(item.marker, indent - gap, rtl ? 'left' : 'right') : [];
     const marker: Box[] = markerLines.length
       ? [{ kind: 'text', x: 0, width: indent - gap, height: markerLines[0].height, marginTop: 0, marginBottom: 0, keepTogether: false, breakBefore: false, frame: null, lines: markerLines, widows: 1, orphans: 1 }]
       : item.bullet
-        ? [bulletBox(item.bullet, indent - gap)]
+        ? [bulletBox(item.bullet, indent - gap, rtl)]
         : [];
     const h = Math.max(flowHeight(content), marker.length ? marker[0].height : 0);
     return {
@@ -164,16 +168,16 @@ function measureList(node: PList, inner: number, base: BaseFields, v: number): B
       breakBefore: false,
       frame: null,
       cols: [
-        { x: 0, width: indent - gap, children: marker },
-        { x: indent, width: Math.max(0, inner - indent), children: content },
+        { x: rtl ? Math.max(0, inner - indent) + gap : 0, width: indent - gap, children: marker },
+        { x: rtl ? 0 : indent, width: Math.max(0, inner - indent), children: content },
       ],
     };
   });
   return { ...base, kind: 'stack', children, height: flowHeight(children) + v };
 }
 
-/** A bullet right-aligned in the marker column, centred on the x-height of a first line in its style. */
-function bulletBox(b: Bullet, width: number): Box {
+/** A bullet at the item's side of the marker column, centred on the x-height of a first line in its style. */
+function bulletBox(b: Bullet, width: number, rtl: boolean): Box {
   const st = b.style;
   const lineHeight = st.size * st.lineHeight;
   const baseline = (lineHeight - (st.face.ascent + st.face.descent) * st.size) / 2 + st.face.ascent * st.size;
@@ -189,7 +193,7 @@ function bulletBox(b: Bullet, width: number): Box {
     breakBefore: false,
     frame: null,
     shape: b.shape,
-    cx: width - size / 2,
+    cx: rtl ? size / 2 : width - size / 2,
     cy: baseline - (st.face.xHeight * st.size) / 2,
     size,
     color: st.color,

@@ -46,8 +46,7 @@ export function flow(boxes: readonly Box[], x: number, y: number, avail: number,
     }
     // A heading (keepWithNext) that fits but leaves no room for the start of what follows moves on.
     if (b.keepWithNext && !first && i + 1 < boxes.length && b.height <= room + EPS) {
-      const next = boxes[i + 1];
-      const need = b.height + b.marginBottom + next.marginTop + minimumStart(next);
+      const need = keptStart(boxes, i, ctx.regionHeight);
       if (need > room + EPS && need <= ctx.regionHeight) return { used: cursor, rest: boxes.slice(i) };
     }
     const r = place(b, x + b.x, y + cursor + b.marginTop, room, first, out, ctx);
@@ -115,6 +114,21 @@ export function linesToPlace(box: TextBox, avail: number, atTop: boolean): numbe
   if (n < box.orphans) n = 0;
   if (n === 0 && atTop) return Math.max(1, fit);
   return n;
+}
+
+/**
+ * The room boxes[i] needs at the bottom of a page: its smallest first part, or, for a box that
+ * keeps with the next (a heading, or a chain of them), all of it and what the next one needs.
+ * Stops counting past `limit` (a page: more cannot be kept together anyway).
+ */
+function keptStart(boxes: readonly Box[], i: number, limit: number): number {
+  let need = 0;
+  for (let k = i; ; k++) {
+    const b = boxes[k];
+    if (!b.keepWithNext || k + 1 >= boxes.length) return need + minimumStart(b);
+    need += b.height + b.marginBottom + boxes[k + 1].marginTop;
+    if (need > limit) return need;
+  }
 }
 
 /**

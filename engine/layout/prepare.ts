@@ -98,8 +98,12 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
   throw new RenderError('RENDER_ERROR', 'node has no kind the engine knows', path);
 }
 
+/** Where a block (image, code) sits: textAlign, with start/end (and justify, as start) by direction. */
 function alignOf(style: ComputedStyle): 'left' | 'center' | 'right' {
-  return style.textAlign === 'center' || style.textAlign === 'right' ? style.textAlign : 'left';
+  const a = style.textAlign;
+  if (a === 'center' || a === 'right' || a === 'left') return a;
+  const rtl = style.direction === 'rtl';
+  return (a === 'end') !== rtl ? 'right' : 'left';
 }
 
 /** Flatten inline spans into styled runs and shape them. */
@@ -177,7 +181,7 @@ function prepareList(items: BoundNode[], marker: ListMarker, start: number, styl
         return { marker: null, bullet: { shape: marker, style: textStyle }, children: [child] };
       }
       const text = markerText(marker, n++);
-      return { marker: text ? prepareParagraph([{ text, style: textStyle }]) : null, bullet: null, children: [child] };
+      return { marker: text ? prepareParagraph([{ text, style: textStyle }], { direction: style.direction }) : null, bullet: null, children: [child] };
     }),
   };
 }

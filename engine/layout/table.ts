@@ -21,9 +21,12 @@ export function measureTable(node: PTable, inner: number, base: BaseFields, v: n
   const footer = measureRows(node.footer, widths, colX, false, rtl);
   let h = 0;
   for (const rows of [header, body, footer]) for (const r of rows) h += r.height;
+  const total = colX[colX.length - 1];
   return {
     ...base,
-    width: colX[colX.length - 1],
+    // A right-to-left table narrower than the room (fixed or auto columns) sits at the right edge.
+    x: rtl ? base.x + Math.max(0, inner - total) : base.x,
+    width: total,
     kind: 'table',
     header,
     body,

@@ -324,7 +324,7 @@ function styleShape(color: z.ZodType<string>) {
     fontStyle: z.enum(['normal', 'italic']).optional(),
     color: color.optional(),
     backgroundColor: color.optional(),
-    textAlign: z.enum(['left', 'right', 'center', 'justify']).optional(),
+    textAlign: z.enum(['start', 'end', 'left', 'right', 'center', 'justify']).optional(),
     lineHeight: positive.optional(),
     textDecoration: z.enum(['none', 'underline', 'line-through']).optional(),
     direction: z.enum(['ltr', 'rtl', 'auto']).optional(),

@@ -32,7 +32,8 @@ export interface StyleProps {
   fontStyle?: 'normal' | 'italic';
   color?: string;
   backgroundColor?: string;
-  textAlign?: 'left' | 'right' | 'center' | 'justify';
+  /** `start` (the default) and `end` follow the paragraph's direction: start is right in rtl text. */
+  textAlign?: 'start' | 'end' | 'left' | 'right' | 'center' | 'justify';
   /** Multiple of the font size. */
   lineHeight?: number;
   textDecoration?: 'none' | 'underline' | 'line-through';

@@ -56,6 +56,9 @@ function shapeUncached(face: FontFace, text: string, features: readonly string[]
     const p = result.positions[i];
     advances[i] = p.xAdvance;
     codePoints[i] = codePointsOf(face, result.glyphs[i], oneToOne ? chars[i].codePointAt(0) : undefined);
+    // Extractors read right-to-left text in visual order and reverse it, a ligature's characters
+    // too (lam-alef would come out alef-lam): store them reversed so they come out as written.
+    if (direction === 'rtl' && codePoints[i].length > 1) codePoints[i] = codePoints[i].slice().reverse();
     width += p.xAdvance;
     if (p.xOffset !== 0 || p.yOffset !== 0) {
       offsets ??= result.glyphs.map(() => [0, 0] as [number, number]);

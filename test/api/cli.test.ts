@@ -128,18 +128,18 @@ describe('configuration errors', () => {
 });
 
 describe('demo seed', () => {
-  test('first start on an empty data dir seeds a team with 100 credits and the three examples; the README request works', async () => {
+  test('first start on an empty data dir seeds a team with 100 credits and the examples; the README request works', async () => {
     const dir = tempDir();
     const first = await startUrlServer({ dataDir: dir, env: { PLATEN_SEED_DEMO: 'true' } });
     try {
       const seeded = first.server.seeded;
       assert.ok(seeded, 'seeded on the first start');
       assert.match(seeded.apiKey, /^pk_/);
-      assert.deepEqual(seeded.templates.map((t) => t.name).sort(), ['invoice', 'letter', 'report']);
+      assert.deepEqual(seeded.templates.map((t) => t.name).sort(), ['invoice', 'letter', 'multilingual', 'report']);
       for (const t of seeded.templates) assert.match(t.id, /^[A-Za-z0-9]{12}$/);
       const db = first.server.services.db;
       assert.equal(balance(db, seeded.teamId), 100);
-      assert.equal(db.select({ n: sql<number>`count(*)` }).from(templates).get()!.n, 3);
+      assert.equal(db.select({ n: sql<number>`count(*)` }).from(templates).get()!.n, 4);
 
       // README: -d "{\"template_id\": \"$TEMPLATE\", \"data\": $(cat examples/invoice/data.json)}"
       const invoice = seeded.templates.find((t) => t.name === 'invoice')!.id;
@@ -168,7 +168,7 @@ describe('demo seed', () => {
       assert.equal(second.server.seeded, null, 'a second start seeds nothing');
       const db = second.server.services.db;
       assert.equal(db.select({ n: sql<number>`count(*)` }).from(teams).get()!.n, 1);
-      assert.equal(db.select({ n: sql<number>`count(*)` }).from(templates).get()!.n, 3);
+      assert.equal(db.select({ n: sql<number>`count(*)` }).from(templates).get()!.n, 4);
     } finally {
       await second.close();
     }

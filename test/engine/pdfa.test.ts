@@ -53,7 +53,7 @@ const example = (name: string) => ({
   data: JSON.parse(readFileSync(new URL(`examples/${name}/data.json`, ROOT), 'utf8')),
 });
 
-for (const name of ['invoice', 'report', 'letter']) {
+for (const name of ['invoice', 'report', 'letter', 'multilingual']) {
   test(`examples/${name} passes pdfa-check and qpdf in every variant`, async () => {
     const { definition, data } = example(name);
     for (const variant of PDF_VARIANTS) {
