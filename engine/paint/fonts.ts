@@ -6,7 +6,10 @@
  *   glyphs (Ö = O + ¨) pull in while subsetting (PDF/A-1 6.3.5; pdfkit's CIDSet misses them);
  * - FontFile2 carries Length1;
  * - the compressed subset program is cached per face and glyph list, so a document that uses the
- *   same glyphs as an earlier one (a template rendered again) skips subsetting and compression.
+ *   same glyphs as an earlier one (a template rendered again) skips subsetting and compression;
+ * - a glyph that stands for different text in different places (Thai า alone and inside ำ) gets
+ *   one CID per meaning, all mapped to the same glyph by a CIDToGIDMap, so text extracts right.
+ *   CIDs equal glyph ids (CIDToGIDMap /Identity) whenever no glyph has two meanings.
  */
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
@@ -19,6 +22,19 @@ interface Ref {
   data: Record<string, unknown>;
   write(chunk: Buffer | string): void;
   end(chunk?: Buffer | string): void;
+}
+
+/** The CID given to a glyph for the text it first stood for, and for any other text since. */
+interface CidEntry {
+  codePoints: readonly number[];
+  hex: string;
+  others?: Map<string, string>;
+}
+
+function sameCodePoints(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 interface Program {
@@ -39,10 +55,14 @@ export class EmbeddedFace {
   readonly id: string;
   /** The Type0 font dictionary, referenced from page resources now and filled at finalize(). */
   readonly ref: Ref;
-  private readonly codes = new Map<number, string>();
-  /** Original glyph ids in CID order; CID 0 is .notdef. */
-  private readonly glyphs: number[] = [0];
+  private readonly byGlyph = new Map<number, CidEntry>();
+  /** Original glyph id of each CID; CID 0 is .notdef. */
+  private readonly cidGlyph: number[] = [0];
+  /** Text of each CID (the ToUnicode map). */
   private readonly unicode: (readonly number[])[] = [[]];
+  /** Distinct original glyph ids in first-use order: the subset program's glyph order. */
+  private readonly glyphs: number[] = [0];
+  private readonly glyphIndex = new Map<number, number>([[0, 0]]);
 
   constructor(
     private readonly doc: Doc,
@@ -53,17 +73,44 @@ export class EmbeddedFace {
     this.ref = (doc as unknown as { ref(data?: object): Ref }).ref();
   }
 
-  /** The 4-hex-digit CID of a glyph, assigning the next CID on first use. */
+  /** The 4-hex-digit CID of a glyph showing `codePoints`, assigning the next CID on first use. */
   code(glyphId: number, codePoints: readonly number[]): string {
-    let hex = this.codes.get(glyphId);
-    if (hex === undefined) {
-      const cid = this.glyphs.length;
-      this.glyphs.push(glyphId);
-      this.unicode.push(codePoints);
-      hex = cid.toString(16).padStart(4, '0');
-      this.codes.set(glyphId, hex);
+    const entry = this.byGlyph.get(glyphId);
+    if (entry === undefined) {
+      const hex = this.newCid(glyphId, codePoints);
+      this.byGlyph.set(glyphId, { codePoints, hex });
+      return hex;
     }
+    if (sameCodePoints(entry.codePoints, codePoints)) return entry.hex;
+    const key = codePoints.join(',');
+    let hex = entry.others?.get(key);
+    if (hex === undefined) (entry.others ??= new Map()).set(key, (hex = this.newCid(glyphId, codePoints)));
     return hex;
+  }
+
+  private newCid(glyphId: number, codePoints: readonly number[]): string {
+    const cid = this.cidGlyph.length;
+    if (cid > 0xffff) throw new Error(`font ${this.face.family}: more than 65,535 distinct glyphs in one document`);
+    this.cidGlyph.push(glyphId);
+    this.unicode.push(codePoints);
+    if (!this.glyphIndex.has(glyphId)) {
+      this.glyphIndex.set(glyphId, this.glyphs.length);
+      this.glyphs.push(glyphId);
+    }
+    return cid.toString(16).padStart(4, '0');
+  }
+
+  /**
+   * CID -> subset glyph. Identity when CIDs and glyphs pair one to one; otherwise an explicit map,
+   * with CIDs added at the end for the components composite glyphs pulled into the program, so
+   * that every glyph of the program has a CID (what PDF/A checkers count in the CIDSet).
+   */
+  private cidMap(programGlyphs: number): number[] | null {
+    const identity = this.cidGlyph.length === this.glyphs.length && this.cidGlyph.every((g, i) => this.glyphs[i] === g);
+    if (identity) return null;
+    const map = this.cidGlyph.map((g) => this.glyphIndex.get(g)!);
+    for (let gid = this.glyphs.length; gid < programGlyphs; gid++) map.push(gid);
+    return map;
   }
 
   /** Write the font program and dictionaries. `cidSet`: list every CID (PDF/A-1 requires it). */
@@ -98,9 +145,11 @@ export class EmbeddedFace {
       StemV: 80,
       FontFile2: fontFile,
     };
+    const map = this.cidMap(program.widths.length);
+    const widths = map ? map.map((gid) => program.widths[gid]) : program.widths;
     if (cidSet) {
-      const bits = Buffer.alloc(Math.ceil(program.widths.length / 8));
-      for (let cid = 0; cid < program.widths.length; cid++) bits[cid >> 3] |= 0x80 >> (cid & 7);
+      const bits = Buffer.alloc(Math.ceil(widths.length / 8));
+      for (let cid = 0; cid < widths.length; cid++) bits[cid >> 3] |= 0x80 >> (cid & 7);
       const set = doc.ref();
       set.end(bits);
       descriptor.CIDSet = set;
@@ -114,8 +163,8 @@ export class EmbeddedFace {
       BaseFont: name,
       CIDSystemInfo: { Registry: new String('Adobe'), Ordering: new String('Identity'), Supplement: 0 },
       FontDescriptor: descriptorRef,
-      W: [0, program.widths],
-      CIDToGIDMap: 'Identity',
+      W: [0, widths],
+      CIDToGIDMap: map ? cidToGidStream(doc, map) : 'Identity',
     });
     cidFont.end();
 
@@ -141,6 +190,15 @@ export class EmbeddedFace {
     programs.set(key, program);
     return program;
   }
+}
+
+/** A CIDToGIDMap stream: the glyph of each CID as two big-endian bytes. */
+function cidToGidStream(doc: { ref(data?: object): Ref }, map: number[]): Ref {
+  const bytes = Buffer.alloc(map.length * 2);
+  map.forEach((gid, cid) => bytes.writeUInt16BE(gid, cid * 2));
+  const ref = doc.ref();
+  ref.end(bytes);
+  return ref;
 }
 
 /** Six upper-case letters derived from the glyph set, as PDF subset names require. */

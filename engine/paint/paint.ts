@@ -63,7 +63,9 @@ class PageWriter {
     const tf = `/${f.id} ${num(st.size)} Tf`;
     const fontOp = tf !== this.font ? `${tf} ` : '';
     this.font = tf;
-    this.ops.push(`BT ${fontOp}1 0 0 -1 ${num(x)} ${num(y)} Tm ${tjArray(f, run.face, run)} ET`);
+    const show = `BT ${fontOp}1 0 0 -1 ${num(x)} ${num(y)} Tm ${tjArray(f, run.face, run)} ET`;
+    const actual = actualText(run);
+    this.ops.push(actual ? `/Span <</ActualText ${actual}>> BDC ${show} EMC` : show);
     if (st.decoration !== 'none') {
       const face = run.face;
       const thickness = face.underlineThickness * st.size;
@@ -157,6 +159,24 @@ class PageWriter {
       this.ops = [];
     }
   }
+}
+
+/**
+ * Text the glyphs cannot tell on their own: where a left-to-right run's glyphs, read in order,
+ * do not spell its text (Thai ำ drawn as two glyphs, Devanagari ि drawn before its consonant),
+ * the run is marked with /ActualText so extraction, search and copy give the text as written.
+ * @returns the ActualText string (UTF-16BE hex), or null when the glyphs suffice.
+ */
+function actualText(run: LineRun): string | null {
+  let text = '';
+  let glyphText = '';
+  for (const piece of run.pieces) {
+    if (piece.level % 2 === 1) return null;
+    text += piece.text;
+    for (const cps of piece.run.codePoints) glyphText += String.fromCodePoint(...cps);
+  }
+  if (glyphText === text || glyphText.normalize('NFC') === text.normalize('NFC')) return null;
+  return `<FEFF${Buffer.from(text, 'utf16le').swap16().toString('hex').toUpperCase()}>`;
 }
 
 /** PDF/A (6.2.11.8 in parts 2 and 3) forbids showing .notdef: a character the font lacks. */

@@ -437,7 +437,21 @@ function finishLine(segs: Segment[], width: number, maxWidth: number, align: Ali
   const base = p.baseStyle;
   // Pieces in logical order, without the white space that ends the line; a hyphen where a soft one broke it.
   const logical: Piece[] = [];
-  for (const s of segs) for (const piece of s.pieces) logical.push(piece);
+  const joins: number[] = []; // indexes in `logical` after which a soft hyphen did not break the line
+  for (let k = 0; k < segs.length; k++) {
+    for (const piece of segs[k].pieces) logical.push(piece);
+    if (k < segs.length - 1 && segs[k].hyphen && segs[k].trailing === 0) joins.push(logical.length - 1);
+  }
+  // A word whose soft hyphen did not end the line is shaped whole again, keeping its kerning.
+  for (let j = joins.length - 1; j >= 0; j--) {
+    const at = joins[j];
+    const a = logical[at];
+    const b = logical[at + 1];
+    if (!b || a.space || b.space || a.style !== b.style || a.face !== b.face || a.level !== b.level) continue;
+    const whole = makePiece(a.text + b.text, a.style, a.face, a.level, false);
+    width += whole.width - a.width - b.width;
+    logical.splice(at, 2, whole);
+  }
   while (logical.length > 0 && logical[logical.length - 1].space) logical.pop();
   const lastSeg = segs[segs.length - 1];
   if (!last && lastSeg?.hyphen) {
