@@ -5,7 +5,7 @@
  *   npm run bench            full run
  *   npm run bench -- --quick short run (smoke check)
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import { Bench } from 'tinybench';
@@ -114,12 +114,15 @@ for (const r of results) {
   );
 }
 console.log(`invoice with different data every render: ${round(varied)} docs/s (${round(varied / (1000 / mean('pdfmake invoice')))}x pdfmake's repeated invoice)`);
+// Other benches' sections (async, http) are kept; each carries its own date.
+const resultsFile = new URL('bench/results.json', root);
 const out = {
+  ...(existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : {}),
   date: new Date().toISOString(),
   quick,
   machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.arch()}` },
   engine: results,
   invoiceVariedData: { docsPerSecond: round(varied), meanMs: round(mean('platen invoice (varied data)')) },
 };
-if (!quick) writeFileSync(new URL('bench/results.json', root), `${JSON.stringify(out, null, 2)}\n`);
+if (!quick) writeFileSync(resultsFile, `${JSON.stringify(out, null, 2)}\n`);
 console.log(quick ? '(quick run: bench/results.json not written)' : 'wrote bench/results.json');

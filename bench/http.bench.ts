@@ -1,0 +1,178 @@
+/**
+ * HTTP throughput and latency: a real server in a child process (`platen serve` through tsx, or
+ * dist/platen with --binary; render threads = cores, default log level, its log to a file), the
+ * demo team's invoice rendered by POST /v1/pdf/create with export_type binary, driven by autocannon
+ * from this process at 1, 4, 16 and 64 connections (10 s each after a 3 s warm-up), then the async
+ * bench (bench/async.bench.ts, 1,000 jobs). Prints a table with the goals of issue 7 and merges
+ * everything into bench/results.json as `http` (and `async`).
+ *   npm run bench:http [-- --seconds 10] [-- --binary] [-- --no-async]
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const argValue = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const seconds = argValue('--seconds', 10);
+const useBinary = process.argv.includes('--binary');
+const runAsync = !process.argv.includes('--no-async');
+const CONNECTIONS = [1, 4, 16, 64];
+const threads = os.availableParallelism();
+const resultsFile = join(root, 'bench/results.json');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+/** Busy and total jiffies of the whole machine (/proc/stat), to tell this bench's CPU from others'. */
+function machineCpu(): { busy: number; total: number } | null {
+  if (!existsSync('/proc/stat')) return null;
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - f[3]! - f[4]!, total };
+}
+
+/** CPU milliseconds of each thread of process `pid` (/proc/<pid>/task), by thread id. */
+function threadCpu(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  if (!existsSync(`/proc/${pid}/task`)) return out;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), ((Number(f[11]) + Number(f[12])) * 1000) / 100); // utime + stime, USER_HZ 100
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU per request, split: the server's main thread, its render threads (the `threads` busiest
+ * others), everything else in the server (V8's GC and compiler threads, libuv), and this client.
+ */
+function cpuPerRequest(pid: number, before: Map<number, number>, after: Map<number, number>, client: NodeJS.CpuUsage, requests: number) {
+  const used = [...after].map(([tid, ms]) => [tid, ms - (before.get(tid) ?? 0)] as const);
+  const main = used.find(([tid]) => tid === pid)?.[1] ?? 0;
+  const others = used.filter(([tid]) => tid !== pid).map(([, ms]) => ms).sort((a, b) => b - a);
+  const render = others.slice(0, threads).reduce((a, b) => a + b, 0);
+  const rest = others.slice(threads).reduce((a, b) => a + b, 0);
+  return { mainMs: round(main / requests), renderMs: round(render / requests), helpersMs: round(rest / requests), clientMs: round((client.user + client.system) / 1000 / requests) };
+}
+const tsx = [process.execPath, ['--import', 'tsx', join(root, 'src/cli.ts')]] as const;
+if (useBinary) execFileSync(process.execPath, [join(root, 'scripts/build-binary.mjs'), '--if-stale'], { stdio: 'inherit' });
+const [command, prefix] = useBinary ? [join(root, 'dist/platen'), [] as string[]] : [tsx[0], [...tsx[1]]];
+
+const dataDir = mkdtempSync(join(os.tmpdir(), 'platen-http-'));
+const port = await freePort();
+const env = { ...process.env, PLATEN_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PLATEN_RATE_LIMIT: '1000000', PLATEN_RENDER_THREADS: String(threads) };
+const logFile = join(dataDir, 'server.log');
+const log = openSync(logFile, 'w');
+const server = spawn(command, [...prefix, 'serve'], { env, cwd: root, stdio: ['ignore', log, 'inherit'] });
+closeSync(log);
+const url = `http://127.0.0.1:${port}`;
+
+try {
+  // The seed's lines on stdout: API key, team and the invoice template's id.
+  let seeded: { apiKey: string; teamId: string; invoice: string } | undefined;
+  const deadline = Date.now() + 60_000;
+  while (!seeded) {
+    if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}`);
+    if (Date.now() > deadline) throw new Error('the server printed no seed within 60 s');
+    const out = readFileSync(logFile, 'utf8');
+    const apiKey = /API key: (pk_\S+)/.exec(out)?.[1];
+    const teamId = /team: +(\S+)/.exec(out)?.[1];
+    const invoice = /^ +invoice +(\S+)/m.exec(out)?.[1];
+    if (apiKey && teamId && invoice && (await fetch(`${url}/healthz`).then((r) => r.ok, () => false))) seeded = { apiKey, teamId, invoice };
+    else await new Promise((r) => setTimeout(r, 50));
+  }
+  execFileSync(command, [...prefix, 'credits', 'add', '--team', seeded.teamId, '--amount', '100000000'], { env, stdio: 'ignore' });
+
+  const data = JSON.parse(readFileSync(join(root, 'examples/invoice/data.json'), 'utf8'));
+  const request = {
+    url: `${url}/v1/pdf/create`,
+    method: 'POST' as const,
+    headers: { 'x-api-key': seeded.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ template_id: seeded.invoice, export_type: 'binary', data }),
+  };
+  const run = (connections: number, duration: number) => autocannon({ ...request, connections, duration });
+
+  await run(4, 3); // warm-up: worker threads load the engine and fonts, code gets compiled
+  const rows = [];
+  for (const connections of CONNECTIONS) {
+    const [threadsBefore, machineBefore, clientBefore] = [threadCpu(server.pid!), machineCpu(), process.cpuUsage()];
+    const r = await run(connections, seconds);
+    const [threadsAfter, machineAfter, client] = [threadCpu(server.pid!), machineCpu(), process.cpuUsage(clientBefore)];
+    if (r.non2xx || r.errors || r.timeouts) throw new Error(`${connections} connections: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+    const cpu = cpuPerRequest(server.pid!, threadsBefore, threadsAfter, client, r.requests.total);
+    // Cores busy on the whole machine during the run, and how many of them this bench (server + client) used.
+    const machineCores = machineBefore && machineAfter ? round(((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * os.cpus().length) : null;
+    const benchCores = round(((cpu.mainMs + cpu.renderMs + cpu.helpersMs + cpu.clientMs) * r.requests.total) / 1000 / r.duration);
+    rows.push({
+      connections,
+      requests: r.requests.total,
+      requestsPerSecond: round(r.requests.total / r.duration),
+      p50Ms: r.latency.p50,
+      p99Ms: r.latency.p99,
+      meanMs: round(r.latency.mean),
+      cpuMsPerRequest: cpu,
+      machineCoresBusy: machineCores,
+      benchCoresBusy: benchCores,
+    });
+    console.log(
+      `${String(connections).padStart(3)} connections: ${round(r.requests.total / r.duration)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms; ` +
+        `CPU ms/request: main ${cpu.mainMs}, render ${cpu.renderMs}, GC/other threads ${cpu.helpersMs}, client ${cpu.clientMs}; ` +
+        `cores busy: ${machineCores ?? '?'} on the machine, ${benchCores} by this bench`,
+    );
+  }
+  server.kill('SIGTERM');
+  await new Promise((r) => server.once('exit', r));
+
+  if (runAsync) execFileSync(process.execPath, ['--import', 'tsx', join(root, 'bench/async.bench.ts')], { cwd: root, stdio: 'inherit' });
+
+  const results = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : {};
+  const engine = results.engine?.find((r: { document: string }) => r.document === 'invoice')?.platen as { docsPerSecond: number; meanMs: number } | undefined;
+  const at16 = rows.find((r) => r.connections === 16)!;
+  const at1 = rows.find((r) => r.connections === 1)!;
+  const goals = engine && {
+    throughput: { target: round(0.8 * engine.docsPerSecond * threads), measured: at16.requestsPerSecond, met: at16.requestsPerSecond >= 0.8 * engine.docsPerSecond * threads },
+    latency: { target: round(3 * engine.meanMs), measured: at1.p99Ms, met: at1.p99Ms < 3 * engine.meanMs },
+  };
+  if (goals) {
+    console.log(`goal: at 16 connections >= 0.8 x ${engine.docsPerSecond} docs/s x ${threads} threads = ${goals.throughput.target} req/s: ${goals.throughput.measured} req/s, ${goals.throughput.met ? 'met' : 'NOT met'}`);
+    console.log(`goal: p99 at 1 connection < 3 x ${engine.meanMs} ms = ${goals.latency.target} ms: ${goals.latency.measured} ms, ${goals.latency.met ? 'met' : 'NOT met'}`);
+  }
+  results.http = {
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.arch()}` },
+    server: useBinary ? 'dist/platen' : 'tsx src/cli.ts',
+    threads,
+    secondsPerRun: seconds,
+    invoice: rows,
+    asyncJobsPerSecond: results.async?.jobsPerSecond ?? null,
+    goals: goals ?? null,
+  };
+  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  console.log('wrote bench/results.json (http)');
+} finally {
+  if (server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}
