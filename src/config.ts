@@ -35,6 +35,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Days a finished job row is kept (at least 7, the longest URL lifetime, so files expire first). */
   jobRetentionDays: number;
+  /** Extra font folders (PLATEN_FONT_DIRS, colon-separated): scanned, used as fallbacks (CJK). */
+  fontDirs: string[];
 }
 
 /** Thrown when a variable is invalid; the message names it. */
@@ -68,6 +70,11 @@ const envSchema = z.object({
   PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS: bool.default(false),
   PLATEN_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   PLATEN_JOB_RETENTION_DAYS: int(7, 36500).default(30),
+  PLATEN_FONT_DIRS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(':').filter(Boolean).map((d) => resolve(d)))
+    .refine((dirs) => dirs.every((d) => existsSync(d)), 'every folder must exist'),
 });
 
 /**
@@ -102,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     s3AllowPrivateEndpoints: e.PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS,
     maxBodyBytes: e.PLATEN_MAX_BODY_BYTES,
     jobRetentionDays: e.PLATEN_JOB_RETENTION_DAYS,
+    fontDirs: e.PLATEN_FONT_DIRS,
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import { Piscina } from 'piscina';
 import type { PdfVariant } from '../../engine/index.ts';
-import type { RenderOutcome, RenderTask } from './task.ts';
+import type { RenderOutcome, RenderTask, RenderWorkerData } from './task.ts';
 
 /** A failed render, with the engine's error code and the path of the fault. */
 export class RenderFailure extends Error {
@@ -21,12 +21,14 @@ export class RenderFailure extends Error {
 export class RenderPool {
   private readonly pool: Piscina;
 
-  constructor(threads: number) {
+  /** @param fontDirs extra font folders (PLATEN_FONT_DIRS), scanned once per thread. */
+  constructor(threads: number, fontDirs: string[] = []) {
     this.pool = new Piscina({
       filename: new URL('./worker.mjs', import.meta.url).href,
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: 60_000,
+      workerData: { fontDirs } satisfies RenderWorkerData,
     });
   }
 
@@ -34,11 +36,11 @@ export class RenderPool {
    * Render `definition` with `data` on a worker thread.
    * @throws RenderFailure when the engine refuses or fails.
    */
-  async render(definition: unknown, data: unknown, options: { now?: Date; pdfVariant?: PdfVariant } = {}): Promise<{ pdf: Buffer; pages: number }> {
+  async render(definition: unknown, data: unknown, options: { now?: Date; pdfVariant?: PdfVariant } = {}): Promise<{ pdf: Buffer; pages: number; warnings: string[] }> {
     const task: RenderTask = { definition, data, now: (options.now ?? new Date()).getTime(), pdfVariant: options.pdfVariant };
     const out = (await this.pool.run(task)) as RenderOutcome;
     if (!out.ok) throw new RenderFailure(out.code, out.message, out.path);
-    return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), pages: out.pages };
+    return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), pages: out.pages, warnings: out.warnings };
   }
 
   /** Threads in the pool. */

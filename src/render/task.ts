@@ -2,7 +2,17 @@
  * The work one render thread does: definition + data -> PDF bytes through the engine. Errors come
  * back as values (RenderError's code, message and path survive the thread boundary).
  */
-import { renderPdf, RenderError, type PdfVariant } from '../../engine/index.ts';
+import { workerData } from 'node:worker_threads';
+import { BUNDLED_FONT_DIR, FontLibrary, renderPdf, RenderError, type PdfVariant } from '../../engine/index.ts';
+
+/** What every task of a pool shares: extra font folders (PLATEN_FONT_DIRS). */
+export interface RenderWorkerData {
+  fontDirs: string[];
+}
+
+// One font library per thread, built once: the bundled fonts plus PLATEN_FONT_DIRS as fallbacks.
+const fontDirs = (workerData as RenderWorkerData | undefined)?.fontDirs ?? [];
+const fonts = fontDirs.length > 0 ? new FontLibrary([BUNDLED_FONT_DIR, ...fontDirs]) : undefined;
 
 export interface RenderTask {
   definition: unknown;
@@ -14,14 +24,14 @@ export interface RenderTask {
 }
 
 export type RenderOutcome =
-  | { ok: true; pdf: Uint8Array; pages: number }
+  | { ok: true; pdf: Uint8Array; pages: number; warnings: string[] }
   | { ok: false; code: string; message: string; path?: string };
 
 export default async function render(task: RenderTask): Promise<RenderOutcome> {
   try {
-    const result = await renderPdf(task.definition, task.data, { now: new Date(task.now), pdfVariant: task.pdfVariant });
+    const result = await renderPdf(task.definition, task.data, { now: new Date(task.now), pdfVariant: task.pdfVariant, fonts });
     // Structured clone copies the bytes to the main thread (a few hundred µs for a large PDF).
-    return { ok: true, pdf: new Uint8Array(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength), pages: result.pages };
+    return { ok: true, pdf: new Uint8Array(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength), pages: result.pages, warnings: result.warnings };
   } catch (e) {
     if (e instanceof RenderError) return { ok: false, code: e.code, message: e.message, path: e.path };
     return { ok: false, code: 'RENDER_ERROR', message: (e as Error).message ?? String(e) };

@@ -4,6 +4,7 @@
  * or an object in the team's S3 bucket (spec §2.3).
  */
 import type { Db } from '../../db/open.ts';
+import type { Logger } from '../logger.ts';
 import { ApiError } from '../errors.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import type { CreatePdfBody } from '../schemas/pdf.ts';
@@ -18,6 +19,7 @@ export interface GenerateDeps {
   pool: RenderPool;
   files: FileStore;
   s3: S3Storage;
+  log: Logger;
 }
 
 export type SyncResult =
@@ -76,7 +78,8 @@ export async function generateSync(deps: GenerateDeps, teamId: string, req: Crea
     deps.db,
     teamId,
     async (): Promise<SyncResult> => {
-      const { pdf } = await deps.pool.render(definition, req.data, { pdfVariant: req.pdf_variant });
+      const { pdf, warnings } = await deps.pool.render(definition, req.data, { pdfVariant: req.pdf_variant });
+      if (warnings.length > 0) deps.log.warn({ template: req.template_id, warnings }, 'rendered with warnings');
       if (req.export_type === 'binary') return { kind: 'binary', pdf, creditsRemaining: balance };
       if (integration && loc) {
         await deps.s3.upload(integration, loc, pdf);

@@ -25,3 +25,25 @@ test('a created team renders a template as binary and pays one credit', async ()
   const pdf = Buffer.from(await res.arrayBuffer());
   assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
 });
+
+test('PLATEN_FONT_DIRS: a missing folder stops start-up naming the variable; an existing one is used by the render threads', async () => {
+  const { loadConfig, ConfigError } = await import('../../src/config.ts');
+  assert.throws(() => loadConfig({ PLATEN_FONT_DIRS: '/nonexistent/platen-fonts' }), (e: unknown) => e instanceof ConfigError && /PLATEN_FONT_DIRS/.test((e as Error).message));
+  const { mkdtempSync, copyFileSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'platen-fontdir-'));
+  // A scanned folder (no manifest): a copy of a bundled face under another file name.
+  copyFileSync(new URL('../../fonts/NotoSansHebrew-Regular.ttf', import.meta.url), join(dir, 'hebrew-copy.ttf'));
+  const t = await startTestServer({ PLATEN_FONT_DIRS: dir });
+  try {
+    const { teamId, apiKey } = t.team(2);
+    const id = t.template(teamId, { content: [{ text: 'שלום from a server with a font folder' }] });
+    const res = await t.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: {}, export_type: 'binary' });
+    assert.equal(res.status, 200);
+    assert.equal(Buffer.from(await res.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
+  } finally {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
