@@ -27,9 +27,11 @@ export function measureAll(nodes: readonly PNode[], width: number): Box[] {
   return out;
 }
 
+const NO_INSETS: readonly [number, number, number, number] = Object.freeze([0, 0, 0, 0]);
+
 /** Frame insets: [top, right, bottom, left] of padding plus border. */
-export function insets(frame: Frame | null): [number, number, number, number] {
-  if (!frame) return [0, 0, 0, 0];
+export function insets(frame: Frame | null): readonly [number, number, number, number] {
+  if (!frame) return NO_INSETS;
   const p = frame.padding;
   const b = frame.border;
   return [p.top + (b?.top.width ?? 0), p.right + (b?.right.width ?? 0), p.bottom + (b?.bottom.width ?? 0), p.left + (b?.left.width ?? 0)];
@@ -63,7 +65,22 @@ export function measure(node: PNode, width: number): Box {
       const lines = breakLines(node.para, inner, s.textAlign);
       let h = 0;
       for (const l of lines) h += l.height;
-      return { ...base, kind: 'text', lines, widows: s.widows, orphans: s.orphans, height: h + v };
+      // The hottest box (every table cell): built field by field, no spread.
+      return {
+        kind: 'text',
+        x: base.x,
+        width: base.width,
+        height: h + v,
+        marginTop: base.marginTop,
+        marginBottom: base.marginBottom,
+        keepTogether: base.keepTogether,
+        keepWithNext: base.keepWithNext,
+        breakBefore: base.breakBefore,
+        frame: base.frame,
+        lines,
+        widows: s.widows,
+        orphans: s.orphans,
+      };
     }
     case 'stack': {
       const children = measureAll(node.children, inner);

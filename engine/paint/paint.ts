@@ -168,15 +168,30 @@ class PageWriter {
  * @returns the ActualText string (UTF-16BE hex), or null when the glyphs suffice.
  */
 function actualText(run: LineRun): string | null {
-  let text = '';
-  let glyphText = '';
+  let mismatch = false;
   for (const piece of run.pieces) {
     if (piece.level % 2 === 1) return null;
-    text += piece.text;
-    for (const cps of piece.run.codePoints) glyphText += String.fromCodePoint(...cps);
+    if (!spells(piece.run, piece.text)) mismatch = true;
   }
-  if (glyphText === text || glyphText.normalize('NFC') === text.normalize('NFC')) return null;
+  if (!mismatch) return null;
+  let text = '';
+  for (const piece of run.pieces) text += piece.text;
   return `<FEFF${Buffer.from(text, 'utf16le').swap16().toString('hex').toUpperCase()}>`;
+}
+
+// Shaped runs are cached and shared: whether one spells its text is worked out once.
+const spelled = new WeakMap<object, boolean>();
+
+/** Whether a glyph run's code points, read in order, are its text (NFC-equal). */
+function spells(run: LineRun['pieces'][number]['run'], text: string): boolean {
+  let ok = spelled.get(run);
+  if (ok === undefined) {
+    let glyphText = '';
+    for (const cps of run.codePoints) glyphText += String.fromCodePoint(...cps);
+    ok = glyphText === text || glyphText.normalize('NFC') === text.normalize('NFC');
+    spelled.set(run, ok);
+  }
+  return ok;
 }
 
 /** PDF/A (6.2.11.8 in parts 2 and 3) forbids showing .notdef: a character the font lacks. */

@@ -188,11 +188,17 @@ function scanDirectory(dir: string): Manifest & { faces: (ManifestFace & { font?
   return { faces, fallbacks: [...new Set(faces.map((f) => f.family))] };
 }
 
+/** The face's BMP coverage table: 0 not looked up yet, 1 has a glyph, 2 has none. */
+export function coverageTable(face: FontFace): Uint8Array {
+  let table = bmp.get(face);
+  if (!table) bmp.set(face, (table = new Uint8Array(0x10000)));
+  return table;
+}
+
 /** Whether `face` has a glyph for code point `cp` (cached per face: a table for the BMP). */
 export function hasGlyph(face: FontFace, cp: number): boolean {
   if (cp < 0x10000) {
-    let table = bmp.get(face);
-    if (!table) bmp.set(face, (table = new Uint8Array(0x10000)));
+    const table = coverageTable(face);
     let v = table[cp];
     if (v === 0) table[cp] = v = face.font.hasGlyphForCodePoint(cp) ? 1 : 2;
     return v === 1;

@@ -15,7 +15,7 @@
  */
 import bidiModule from 'bidi-js';
 import LineBreaker from 'linebreak';
-import { hasGlyph, type FontFace } from './fonts.ts';
+import { coverageTable, hasGlyph, type FontFace } from './fonts.ts';
 import { shape, type GlyphRun } from './shape.ts';
 
 /** An sRGB colour, components 0-255. */
@@ -133,8 +133,11 @@ const WORD = /[\p{L}\p{M}]{5,}/gu;
 // bidi-js is CommonJS: its default import is the factory, whatever its declaration file says.
 const bidi = (bidiModule as unknown as typeof import('bidi-js').default)();
 
+const HAS_SA = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff]/;
+
 /** Word boundaries inside runs of scripts without spaces, from Intl.Segmenter. */
 function dictionaryBreaks(full: string): Set<number> | null {
+  if (!HAS_SA.test(full)) return null;
   let breaks: Set<number> | null = null;
   for (const m of full.matchAll(SA_RUN)) {
     const segmenter = new Intl.Segmenter('th', { granularity: 'word' });
@@ -196,10 +199,12 @@ function pieces(full: string, from: number, to: number, style: TextStyle, levels
   // Fast path (most text): one level, and the first face has every character.
   if (!levels) {
     const primary = style.face;
+    const table = coverageTable(primary);
     let all = true;
     for (let i = from; i < to && all; i++) {
       const c = full.charCodeAt(i);
-      all = c < 0xd800 && (c === 0x0a || c === 0x0d || c === 0xad || hasGlyph(primary, c));
+      const known = table[c];
+      all = c < 0xd800 && (known === 1 || c === 0x0a || c === 0x0d || c === 0xad || (known === 0 && hasGlyph(primary, c)));
     }
     if (all) {
       cut.face = primary;
@@ -228,6 +233,32 @@ function pieces(full: string, from: number, to: number, style: TextStyle, levels
   return cut.width;
 }
 
+function hasControl(s: StyledText): boolean {
+  return CONTROL.test(s.text);
+}
+
+interface Opportunity {
+  position: number;
+  required: boolean;
+}
+
+/** UAX #14 break opportunities, plus dictionary word breaks in Thai-like scripts. */
+function breakOpportunities(full: string): Opportunity[] {
+  const breaker = new LineBreaker(full);
+  const extra = dictionaryBreaks(full);
+  const all: Opportunity[] = [];
+  if (!extra) {
+    for (let bk = breaker.nextBreak(); bk; bk = breaker.nextBreak()) all.push(bk);
+    return all;
+  }
+  for (let bk = breaker.nextBreak(); bk; bk = breaker.nextBreak()) {
+    all.push({ position: bk.position, required: bk.required });
+    extra.delete(bk.position);
+  }
+  for (const position of extra) all.push({ position, required: false });
+  return all.sort((a, b) => a.position - b.position);
+}
+
 /**
  * Shape a paragraph's styled runs into segments. Width-independent: do it once, break many times.
  * @param input the paragraph's text in document order; must not be empty.
@@ -235,11 +266,14 @@ function pieces(full: string, from: number, to: number, style: TextStyle, levels
 export function prepareParagraph(input: readonly StyledText[], options: ParagraphOptions = {}): PreparedParagraph {
   const hyphenate = options.hyphenate;
   // Tabs become spaces and other control characters go: no font has glyphs for them.
-  const spans = input.map((s) => {
-    let text = CONTROL.test(s.text) ? s.text.replace(/\t/g, ' ').replace(CONTROL_GLOBAL, '') : s.text;
-    if (hyphenate) text = text.replace(WORD, (w) => hyphenate(w));
-    return text === s.text ? s : { text, style: s.style };
-  });
+  let spans = input;
+  if (hyphenate || input.some(hasControl)) {
+    spans = input.map((s) => {
+      let text = CONTROL.test(s.text) ? s.text.replace(/\t/g, ' ').replace(CONTROL_GLOBAL, '') : s.text;
+      if (hyphenate) text = text.replace(WORD, (w) => hyphenate(w));
+      return text === s.text ? s : { text, style: s.style };
+    });
+  }
   const baseStyle = spans[0].style;
   let full = '';
   for (const s of spans) full += s.text;
@@ -252,15 +286,7 @@ export function prepareParagraph(input: readonly StyledText[], options: Paragrap
     baseLevel = embedding.paragraphs[0]?.level ?? baseLevel;
   }
 
-  const extraBreaks = dictionaryBreaks(full);
-  const boundaries: { position: number; required: boolean }[] = [];
-  const breaker = new LineBreaker(full);
-  for (let bk = breaker.nextBreak(); bk; bk = breaker.nextBreak()) boundaries.push({ position: bk.position, required: bk.required });
-  if (extraBreaks) {
-    for (const b of boundaries) extraBreaks.delete(b.position);
-    for (const position of extraBreaks) boundaries.push({ position, required: false });
-    boundaries.sort((a, b) => a.position - b.position);
-  }
+  const boundaries = breakOpportunities(full);
 
   const segments: Segment[] = [];
   const missing = new Set<string>();
@@ -296,9 +322,12 @@ export function prepareParagraph(input: readonly StyledText[], options: Paragrap
       }
       pos = stop;
     }
-    const softHyphen = contentEnd > start && full[contentEnd - 1] === SOFT_HYPHEN;
-    const last = segPieces.filter((p) => !p.space).pop();
-    const hyphen = softHyphen ? makePiece('-', lastStyle, last?.face ?? lastStyle.face, last && last.level % 2 === 1 ? last.level : 0, false) : null;
+    let hyphen: Piece | null = null;
+    if (contentEnd > start && full.charCodeAt(contentEnd - 1) === 0xad) {
+      let last: Piece | undefined;
+      for (const p of segPieces) if (!p.space) last = p;
+      hyphen = makePiece('-', lastStyle, last?.face ?? lastStyle.face, last && last.level % 2 === 1 ? last.level : 0, false);
+    }
     segments.push({ pieces: segPieces, width, trailing, required: bk.required, hyphen });
     if (width + (hyphen?.width ?? 0) > minContentWidth) minContentWidth = width + (hyphen?.width ?? 0);
     hardLine += width;
@@ -437,14 +466,18 @@ function finishLine(segs: Segment[], width: number, maxWidth: number, align: Ali
   const base = p.baseStyle;
   // Pieces in logical order, without the white space that ends the line; a hyphen where a soft one broke it.
   const logical: Piece[] = [];
-  const joins: number[] = []; // indexes in `logical` after which a soft hyphen did not break the line
+  let joins: number[] | null = null; // indexes in `logical` after which a soft hyphen did not break the line
+  let bidiLine = false;
   for (let k = 0; k < segs.length; k++) {
-    for (const piece of segs[k].pieces) logical.push(piece);
-    if (k < segs.length - 1 && segs[k].hyphen && segs[k].trailing === 0) joins.push(logical.length - 1);
+    for (const piece of segs[k].pieces) {
+      logical.push(piece);
+      if (piece.level > 0) bidiLine = true;
+    }
+    if (k < segs.length - 1 && segs[k].hyphen && segs[k].trailing === 0) (joins ??= []).push(logical.length - 1);
   }
   // A word whose soft hyphen did not end the line is shaped whole again, keeping its kerning.
-  for (let j = joins.length - 1; j >= 0; j--) {
-    const at = joins[j];
+  for (let j = (joins?.length ?? 0) - 1; j >= 0; j--) {
+    const at = joins![j];
     const a = logical[at];
     const b = logical[at + 1];
     if (!b || a.space || b.space || a.style !== b.style || a.face !== b.face || a.level !== b.level) continue;
@@ -459,7 +492,7 @@ function finishLine(segs: Segment[], width: number, maxWidth: number, align: Ali
     width += lastSeg.hyphen.width;
   }
   // Trailing white space takes the paragraph level (UAX #9 L1) before reordering.
-  const pieces = logical.some((x) => x.level > 0) ? visualOrder(logical) : logical;
+  const pieces = bidiLine ? visualOrder(logical) : logical;
 
   const rtl = p.baseLevel % 2 === 1;
   const resolved = align === 'start' ? (rtl ? 'right' : 'left') : align === 'end' ? (rtl ? 'left' : 'right') : align;
