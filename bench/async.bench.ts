@@ -22,7 +22,7 @@ try {
   const templateId = s.template(teamId, definition);
 
   // Warm the render threads (fonts parsed, code paths compiled) before timing.
-  await Promise.all(Array.from({ length: threads * 2 }, () => s.server.services.pool.render(definition, data)));
+  await Promise.all(Array.from({ length: threads * 2 }, () => s.server.services.pool.render(JSON.stringify(definition), data)));
 
   const started = performance.now();
   for (let i = 0; i < total; i += 50) {

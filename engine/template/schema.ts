@@ -793,6 +793,7 @@ function preflight(def: unknown, maxDepth: number): Preflight {
  * (plain JSON, no undefined in arrays) are keyed, so equal text means an equal definition.
  */
 const parsedCache = new Map<string, Template>();
+const byIdentity = new WeakMap<object, { maxDepth: number; template: Template }>();
 const PARSED_CACHE_ENTRIES = 64;
 const PARSED_CACHE_CHARS = 16 * 1024 * 1024;
 let parsedCacheChars = 0;
@@ -820,8 +821,12 @@ export type ParseTemplateResult = { ok: true; template: Template } | { ok: false
  * template is a copy of the containers zod rebuilds (page sizes canonical: "a4" -> "A4"); nodes
  * are the definition's own objects. Valid results are cached by the definition's JSON text (64
  * entries), so an equal definition may get the same template object back: treat it as read-only.
+ * The same definition object passed again is recognised by identity (no walk, no JSON text): a
+ * definition must not be changed once it has been validated.
  */
 export function parseTemplate(def: unknown, maxDepth: number = DEFAULT_LIMITS.maxDepth): ParseTemplateResult {
+  const known = def !== null && typeof def === 'object' ? byIdentity.get(def) : undefined;
+  if (known && known.maxDepth === maxDepth) return { ok: true, template: known.template };
   const pre = preflight(def, maxDepth);
   if (pre.fatal) return { ok: false, errors: pre.issues };
   const cacheKey = pre.issues.length === 0 ? JSON.stringify(def) : null;
@@ -864,6 +869,7 @@ export function parseTemplate(def: unknown, maxDepth: number = DEFAULT_LIMITS.ma
   if (errors.length > 0) return { ok: false, errors };
   const template = result.data as Template;
   if (cacheKey !== null) rememberParsed(cacheKey, template);
+  if (def !== null && typeof def === 'object') byIdentity.set(def, { maxDepth, template });
   return { ok: true, template };
 }
 

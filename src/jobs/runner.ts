@@ -82,7 +82,7 @@ export class JobRunner {
       if (job.storeS3 && !integration) {
         throw new JobFailure('S3_INTEGRATION_MISSING', 'the team has no S3 integration any more (it was removed after the job was queued); configure one with POST /v1/integrations/s3');
       }
-      const { pdf, warnings } = await pool.render(JSON.parse(job.definition), JSON.parse(job.data), { pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined });
+      const { pdf, warnings } = await pool.render(job.definition, JSON.parse(job.data), { pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined });
       if (warnings.length > 0) log.warn({ job: id, template: job.templateId, warnings }, 'rendered with warnings');
       const filename = `${job.filename}.pdf`;
       if (integration) {

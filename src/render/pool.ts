@@ -36,8 +36,8 @@ export class RenderPool {
    * Render `definition` with `data` on a worker thread.
    * @throws RenderFailure when the engine refuses or fails.
    */
-  async render(definition: unknown, data: unknown, options: { now?: Date; pdfVariant?: PdfVariant } = {}): Promise<{ pdf: Buffer; pages: number; warnings: string[] }> {
-    const task: RenderTask = { definition, data, now: (options.now ?? new Date()).getTime(), pdfVariant: options.pdfVariant };
+  async render(definitionJson: string, data: unknown, options: { now?: Date; pdfVariant?: PdfVariant } = {}): Promise<{ pdf: Buffer; pages: number; warnings: string[] }> {
+    const task: RenderTask = { definitionJson, data, now: (options.now ?? new Date()).getTime(), pdfVariant: options.pdfVariant };
     const out = (await this.pool.run(task)) as RenderOutcome;
     if (!out.ok) throw new RenderFailure(out.code, out.message, out.path);
     return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), pages: out.pages, warnings: out.warnings };

@@ -15,7 +15,8 @@ const fontDirs = (workerData as RenderWorkerData | undefined)?.fontDirs ?? [];
 const fonts = fontDirs.length > 0 ? new FontLibrary([BUNDLED_FONT_DIR, ...fontDirs]) : undefined;
 
 export interface RenderTask {
-  definition: unknown;
+  /** The definition's JSON text: cheaper to pass between threads than an object, and a cache key. */
+  definitionJson: string;
   data: unknown;
   /** `$now` and the creation date, ms since the epoch. */
   now: number;
@@ -27,9 +28,24 @@ export type RenderOutcome =
   | { ok: true; pdf: Uint8Array; pages: number; warnings: string[] }
   | { ok: false; code: string; message: string; path?: string };
 
+// Parsed definitions by their text: the same object comes back for the same text, so the engine
+// recognises it as validated already (parseTemplate's identity cache).
+const definitions = new Map<string, unknown>();
+const MAX_DEFINITIONS = 256;
+
+function definitionOf(json: string): unknown {
+  let def = definitions.get(json);
+  if (def === undefined) {
+    def = JSON.parse(json);
+    if (definitions.size >= MAX_DEFINITIONS) definitions.delete(definitions.keys().next().value as string);
+    definitions.set(json, def);
+  }
+  return def;
+}
+
 export default async function render(task: RenderTask): Promise<RenderOutcome> {
   try {
-    const result = await renderPdf(task.definition, task.data, { now: new Date(task.now), pdfVariant: task.pdfVariant, fonts });
+    const result = await renderPdf(definitionOf(task.definitionJson), task.data, { now: new Date(task.now), pdfVariant: task.pdfVariant, fonts });
     // Structured clone copies the bytes to the main thread (a few hundred µs for a large PDF).
     return { ok: true, pdf: new Uint8Array(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength), pages: result.pages, warnings: result.warnings };
   } catch (e) {

@@ -41,7 +41,7 @@ export function s3UploadFailed(e: S3Failure, bucket: string, key: string): ApiEr
  * Everything that can refuse a request without costing a credit (§5, §7.1).
  * @returns the definition to render.
  */
-export function checkRequest(db: Db, teamId: string, req: CreatePdfBody): unknown {
+export function checkRequest(db: Db, teamId: string, req: CreatePdfBody): string {
   const template = getTemplate(db, teamId, req.template_id);
   if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; use the image endpoint`);
   const definition = definitionFor(db, template, req.version);

@@ -16,7 +16,8 @@ export type JobStatus = JobRow['status'];
 /** What a create-async request decided, ready to store. */
 export interface NewJob {
   templateId: string;
-  definition: unknown;
+  /** The definition's JSON text. */
+  definition: string;
   data: unknown;
   filename: string;
   expiration: number;
@@ -48,7 +49,7 @@ export function insertJob(db: Db, teamId: string, job: NewJob): { job: JobRow; c
       teamId,
       status: 'pending',
       templateId: job.templateId,
-      definition: JSON.stringify(job.definition),
+      definition: job.definition,
       data: JSON.stringify(job.data),
       exportType: 'url',
       filename: job.filename,

@@ -115,18 +115,19 @@ export function listVersions(db: Db, teamId: string, id: string) {
 }
 
 /**
- * The definition to render (spec §2.1 `version`, §9): a numeric string selects a version number,
- * any other string a tag; without a version, the draft.
+ * The definition to render (spec §2.1 `version`, §9), as its stored JSON text: a numeric string
+ * selects a version number, any other string a tag; without a version, the draft. The text goes
+ * to the render thread as it is (it parses and validates each distinct text once).
  * @throws ApiError 404 TEMPLATE_VERSION_NOT_FOUND.
  */
-export function definitionFor(db: Db, template: TemplateRow, version: string | undefined): unknown {
-  if (version === undefined) return JSON.parse(template.definition);
+export function definitionFor(db: Db, template: TemplateRow, version: string | undefined): string {
+  if (version === undefined) return template.definition;
   const where = /^\d+$/.test(version)
     ? and(eq(templateVersions.templateId, template.id), eq(templateVersions.number, Number(version)))
     : and(eq(templateVersions.templateId, template.id), eq(templateVersions.tag, version));
   const row = db.select({ definition: templateVersions.definition }).from(templateVersions).where(where).get();
   if (!row) throw new ApiError(404, 'TEMPLATE_VERSION_NOT_FOUND', `template "${template.id}" has no version "${version}"`);
-  return JSON.parse(row.definition);
+  return row.definition;
 }
 
 /** The data fields a template reads (DESIGN §4: `{fields: [{name, type}]}`). */

@@ -385,7 +385,7 @@ describe('store_s3 on POST /v1/pdf/create-async', () => {
   test('a queued job whose team deleted its integration meanwhile fails with S3_INTEGRATION_MISSING, refunded', async () => {
     const t = await setup(null, 2);
     // As if the integration existed when the job was accepted (the request checks it) and was deleted since.
-    const { job } = insertJob(s.server.services.db, t.teamId, { templateId: t.tpl, definition: TINY, data: {}, filename: 'gone', expiration: 3600, storeS3: true });
+    const { job } = insertJob(s.server.services.db, t.teamId, { templateId: t.tpl, definition: JSON.stringify(TINY), data: {}, filename: 'gone', expiration: 3600, storeS3: true });
     s.server.services.runner.enqueue(job.id);
     const done = await waitJob(t.apiKey, job.id);
     assert.equal(done.status, 'failed');
