@@ -9,20 +9,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
 import { creditTransactions, teams } from '../../db/schema.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger, type Logger } from '../../src/logger.ts';
-import { startServer } from '../../src/server.ts';
-import { createTemplate } from '../../src/services/templates.ts';
-import { createTeam } from '../../src/services/teams.ts';
-import type { TestServer } from './server.ts';
+import type { Logger } from '../../src/logger.ts';
+import { startTestServer, type TestServer } from './server.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -52,49 +45,9 @@ export interface ServerOptions {
  * URLs it hands out can be fetched as they are.
  */
 export async function startUrlServer(opts: ServerOptions = {}): Promise<TestServer> {
-  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'platen-api-'));
-  const removeDataDir = opts.removeDataDir ?? opts.dataDir === undefined;
   const port = await freePort();
-  const config = loadConfig({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PLATEN_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    PLATEN_DATA_DIR: dataDir,
-    PLATEN_SEED_DEMO: 'false',
-    PLATEN_RENDER_THREADS: '2',
-    ...opts.env,
-  });
-  const server = await startServer(config, opts.log ?? createLogger('silent'));
-  const url = server.url;
-  const db = server.services.db;
-  return {
-    server,
-    url,
-    dataDir,
-    team(credits = 10, name = 'Test team') {
-      return createTeam(db, name, credits);
-    },
-    template(teamId, definition, type = 'pdf', name = 'test') {
-      return createTemplate(db, teamId, { name, type, definition }).id;
-    },
-    fetch(path, init) {
-      return fetch(`${url}${path}`, init);
-    },
-    api(method, path, apiKey, body, headers = {}) {
-      const h: Record<string, string> = { ...headers };
-      if (apiKey !== null) h['x-api-key'] = apiKey;
-      let payload: string | undefined;
-      if (body !== undefined) {
-        h['content-type'] ??= 'application/json';
-        payload = typeof body === 'string' ? body : JSON.stringify(body);
-      }
-      return fetch(`${url}${path}`, { method, headers: h, body: payload });
-    },
-    async close() {
-      await server.close();
-      if (removeDataDir) rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const env = { PORT: String(port), PLATEN_PUBLIC_URL: `http://127.0.0.1:${port}`, ...opts.env };
+  return startTestServer(env, { dataDir: opts.dataDir, keepDataDir: opts.removeDataDir === undefined ? undefined : !opts.removeDataDir, log: opts.log });
 }
 
 export interface LedgerRow {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createTemplate } from '../../src/services/templates.ts';
 import { createTeam } from '../../src/services/teams.ts';
@@ -26,9 +26,20 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export interface TestServerOptions {
+  /** Use this data dir (a restart test's); default: a fresh temporary one. */
+  dataDir?: string;
+  /** Leave the data dir in place on close(). Default: kept when given, removed when made here. */
+  keepDataDir?: boolean;
+  /** Default: silent. */
+  log?: Logger;
+}
+
 /** Start a server. `env` overrides configuration variables (PLATEN_RATE_LIMIT, ...). */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'platen-api-'));
+export async function startTestServer(env: Record<string, string> = {}, opts: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'platen-api-'));
+  const keepDataDir = opts.keepDataDir ?? opts.dataDir !== undefined;
+  let closed = false;
   const config: Config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -37,7 +48,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     PLATEN_RENDER_THREADS: '2',
     ...env,
   });
-  const server = await startServer(config, createLogger('silent'));
+  const server = await startServer(config, opts.log ?? createLogger('silent'));
   const url = server.url;
   const db = server.services.db;
   return {
@@ -64,8 +75,10 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       return fetch(`${url}${path}`, { method, headers: h, body: payload });
     },
     async close() {
+      if (closed) return;
+      closed = true;
       await server.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!keepDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
