@@ -3,13 +3,11 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Services } from '../app.ts';
 import { ApiError } from '../errors.ts';
 import { accountJson, transactionList } from '../schemas/account.ts';
-import { errorBody, pageQuery } from '../schemas/common.ts';
+import { pageQuery } from '../schemas/common.ts';
 import { listTransactions } from '../services/credits.ts';
 import { getTeam } from '../services/teams.ts';
-import { newRouter } from './router.ts';
+import { authErrors, errorResponse, json, newRouter } from './router.ts';
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorBody } } });
-const unauthorized = { 401: errorResponse('missing or invalid API key'), 429: errorResponse('rate limit hit') };
 
 const getAccount = createRoute({
   method: 'get',
@@ -17,8 +15,8 @@ const getAccount = createRoute({
   summary: 'The caller’s team and its credit balance',
   security: [{ apiKey: [] }],
   responses: {
-    200: { description: 'the team', content: { 'application/json': { schema: accountJson } } },
-    ...unauthorized,
+    200: { description: 'the team', content: json(accountJson) },
+    ...authErrors,
   },
 });
 
@@ -29,9 +27,9 @@ const getTransactions = createRoute({
   security: [{ apiKey: [] }],
   request: { query: pageQuery },
   responses: {
-    200: { description: 'a page of the ledger', content: { 'application/json': { schema: transactionList } } },
+    200: { description: 'a page of the ledger', content: json(transactionList) },
     400: errorResponse('limit or offset out of range (VALIDATION_ERROR)'),
-    ...unauthorized,
+    ...authErrors,
   },
 });
 

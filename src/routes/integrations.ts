@@ -6,15 +6,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Services } from '../app.ts';
 import { validationError } from '../errors.ts';
-import { errorBody } from '../schemas/common.ts';
 import { s3IntegrationBody, s3IntegrationJson, s3TestResult } from '../schemas/integrations.ts';
 import { deleteS3Integration, getS3Integration, saveS3Integration, toS3IntegrationJson } from '../services/integrations.ts';
 import { s3EndpointProblem } from '../services/network.ts';
-import { newRouter } from './router.ts';
+import { authErrors, errorResponse, json, newRouter } from './router.ts';
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorBody } } });
-const json = <T>(schema: T) => ({ 'application/json': { schema } });
-const common = { 401: errorResponse('missing or invalid API key'), 429: errorResponse('rate limit hit') };
 const notFound = { 404: errorResponse('the team has no S3 integration (INTEGRATION_NOT_FOUND)') };
 
 const put = createRoute({
@@ -31,7 +27,7 @@ const put = createRoute({
     200: { description: 'replaced; the integration as GET shows it', content: json(s3IntegrationJson) },
     201: { description: 'created; the integration as GET shows it', content: json(s3IntegrationJson) },
     400: errorResponse('invalid field, or a private endpoint (VALIDATION_ERROR)'),
-    ...common,
+    ...authErrors,
   },
 });
 
@@ -40,7 +36,7 @@ const get = createRoute({
   path: '/s3',
   summary: 'The team’s S3 integration (without the secret)',
   security: [{ apiKey: [] }],
-  responses: { 200: { description: 'the integration', content: json(s3IntegrationJson) }, ...notFound, ...common },
+  responses: { 200: { description: 'the integration', content: json(s3IntegrationJson) }, ...notFound, ...authErrors },
 });
 
 const remove = createRoute({
@@ -49,7 +45,7 @@ const remove = createRoute({
   summary: 'Delete the team’s S3 integration',
   description: 'Requests with store_s3 are then refused (400 S3_INTEGRATION_MISSING); queued ones fail with that code.',
   security: [{ apiKey: [] }],
-  responses: { 204: { description: 'deleted' }, ...notFound, ...common },
+  responses: { 204: { description: 'deleted' }, ...notFound, ...authErrors },
 });
 
 const test = createRoute({
@@ -60,7 +56,7 @@ const test = createRoute({
     'The probe object is `<default_prefix>/.platen-probe-<random>`. Answers 200 whatever the outcome: `ok` says whether every step passed; ' +
     'when one fails, `step` names it (`connect`, `write` or `delete`) and `error` carries what the store said. Costs no credit.',
   security: [{ apiKey: [] }],
-  responses: { 200: { description: 'the outcome of each step', content: json(s3TestResult) }, ...notFound, ...common },
+  responses: { 200: { description: 'the outcome of each step', content: json(s3TestResult) }, ...notFound, ...authErrors },
 });
 
 export function integrationRoutes(s: Services): OpenAPIHono<AppEnv> {

@@ -2,14 +2,12 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Services } from '../app.ts';
 import { validationError } from '../errors.ts';
-import { errorBody } from '../schemas/common.ts';
 import { asyncCreated, createAsyncBody, jobList, jobListQuery, jobRecord } from '../schemas/jobs.ts';
 import { checkRequest } from '../services/generate.ts';
 import { getJob, insertJob, listJobs, toJobJson } from '../services/jobs.ts';
 import { webhookUrlProblem } from '../services/network.ts';
-import { newRouter } from './router.ts';
+import { authErrors, errorResponse, json, newRouter } from './router.ts';
 
-const error = (description: string) => ({ description, content: { 'application/json': { schema: errorBody } } });
 
 const createAsync = createRoute({
   method: 'post',
@@ -18,13 +16,12 @@ const createAsync = createRoute({
   security: [{ apiKey: [] }],
   request: { body: { required: true, content: { 'application/json': { schema: createAsyncBody } } } },
   responses: {
-    202: { description: 'queued; poll GET /v1/pdf/jobs/{job_id} or wait for the webhook', content: { 'application/json': { schema: asyncCreated } } },
-    400: error('invalid request'),
-    401: error('missing or invalid API key'),
-    402: error('no credits left'),
-    403: error('template of another team'),
-    404: error('unknown template or version'),
-    429: error('rate limit hit'),
+    202: { description: 'queued; poll GET /v1/pdf/jobs/{job_id} or wait for the webhook', content: json(asyncCreated) },
+    400: errorResponse('invalid request'),
+    ...authErrors,
+    402: errorResponse('no credits left'),
+    403: errorResponse('template of another team'),
+    404: errorResponse('unknown template or version'),
   },
 });
 
@@ -34,7 +31,7 @@ const getOne = createRoute({
   summary: 'A job record (spec §4.3)',
   security: [{ apiKey: [] }],
   request: { params: z.object({ job_id: z.string().min(1) }) },
-  responses: { 200: { description: 'the job', content: { 'application/json': { schema: jobRecord } } }, 404: error('unknown job, or another team\'s') },
+  responses: { 200: { description: 'the job', content: json(jobRecord) }, 404: errorResponse('unknown job, or another team\'s'), ...authErrors },
 });
 
 const list = createRoute({
@@ -43,7 +40,7 @@ const list = createRoute({
   summary: "The caller's team's jobs, newest first (spec §4.4)",
   security: [{ apiKey: [] }],
   request: { query: jobListQuery },
-  responses: { 200: { description: 'a page of jobs', content: { 'application/json': { schema: jobList } } }, 400: error('bad limit, offset or status') },
+  responses: { 200: { description: 'a page of jobs', content: json(jobList) }, 400: errorResponse('bad limit, offset or status'), ...authErrors },
 });
 
 export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {

@@ -1,10 +1,9 @@
 /** PDF generation routes (spec §4.1). Thin: validation by the schema, work in services/generate.ts. */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Services } from '../app.ts';
-import { errorBody } from '../schemas/common.ts';
 import { createPdfBody, s3Result, urlResult } from '../schemas/pdf.ts';
 import { generateSync } from '../services/generate.ts';
-import { newRouter } from './router.ts';
+import { errorResponse, newRouter } from './router.ts';
 
 const errors = Object.fromEntries(
   [
@@ -16,7 +15,7 @@ const errors = Object.fromEntries(
     [429, 'rate limit hit'],
     [500, 'rendering failed; the credit was refunded'],
     [502, 'store_s3: the upload to the bucket failed (S3_UPLOAD_FAILED); the credit was refunded'],
-  ].map(([status, description]) => [status, { description, content: { 'application/json': { schema: errorBody } } }]),
+  ].map(([status, description]) => [status, errorResponse(description as string)]),
 );
 
 const create = createRoute({

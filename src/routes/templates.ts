@@ -5,7 +5,7 @@
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Services } from '../app.ts';
-import { errorBody, pageQuery } from '../schemas/common.ts';
+import { pageQuery } from '../schemas/common.ts';
 import {
   createTemplateBody,
   createVersionBody,
@@ -18,16 +18,13 @@ import {
   updateTemplateBody,
 } from '../schemas/templates.ts';
 import { createTemplate, createVersion, deleteTemplate, fieldsOf, getTemplate, listTemplates, listVersions, toTemplateJson, updateTemplate } from '../services/templates.ts';
-import { newRouter } from './router.ts';
+import { authErrors, errorResponse, json, newRouter } from './router.ts';
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorBody } } });
-const common = { 401: errorResponse('missing or invalid API key'), 429: errorResponse('rate limit hit') };
 const ofTemplate = {
-  ...common,
+  ...authErrors,
   403: errorResponse('the template belongs to another team (FORBIDDEN)'),
   404: errorResponse('no template with this id (TEMPLATE_NOT_FOUND)'),
 };
-const json = <T>(schema: T) => ({ 'application/json': { schema } });
 
 const create = createRoute({
   method: 'post',
@@ -39,7 +36,7 @@ const create = createRoute({
   responses: {
     201: { description: 'the template, with its 12-character id', content: json(templateJson) },
     400: errorResponse('invalid body or definition (VALIDATION_ERROR)'),
-    ...common,
+    ...authErrors,
   },
 });
 
@@ -52,7 +49,7 @@ const list = createRoute({
   responses: {
     200: { description: 'a page of templates', content: json(templateList) },
     400: errorResponse('limit or offset out of range (VALIDATION_ERROR)'),
-    ...common,
+    ...authErrors,
   },
 });
 
