@@ -51,8 +51,19 @@ export type ValidationResult = { ok: true; template: Template } | { ok: false; e
 export function validateTemplate(definition: unknown, fonts: FontLibrary = bundledFontLibrary(), maxDepth = DEFAULT_LIMITS.maxDepth): ValidationResult {
   const parsed = parseTemplate(definition, maxDepth);
   if (!parsed.ok) return parsed;
-  const errors = unknownFonts(parsed.template, fonts);
+  const errors = fontIssues(parsed.template, fonts);
   return errors.length > 0 ? { ok: false, errors } : parsed;
+}
+
+// Validated templates are cached (and immutable): their font check is done once per library.
+const checkedFonts = new WeakMap<Template, WeakMap<FontLibrary, TemplateIssue[]>>();
+
+function fontIssues(template: Template, fonts: FontLibrary): TemplateIssue[] {
+  let byLibrary = checkedFonts.get(template);
+  if (!byLibrary) checkedFonts.set(template, (byLibrary = new WeakMap()));
+  let issues = byLibrary.get(fonts);
+  if (!issues) byLibrary.set(fonts, (issues = unknownFonts(template, fonts)));
+  return issues;
 }
 
 /** Every `fontFamily` / `font.family` that the library does not hold, with its path. */

@@ -11,7 +11,7 @@ import { flowHeight, measureAll } from './measure.ts';
 import type { DrawItem, Page } from './nodes.ts';
 import { flow, paginate } from './paginate.ts';
 import { prepareNodes, type PrepareContext } from './prepare.ts';
-import { rootStyle, TextStyles, toSides, type ComputedStyle } from './style.ts';
+import { rootStyle, TextStyles, toSides } from './style.ts';
 
 /** Page sizes in points, portrait. */
 export const PAGE_SIZES: Record<string, [number, number]> = {
@@ -93,4 +93,3 @@ function placeBand(boxes: ReturnType<typeof measureAll>, x: number, y: number, h
   flow(boxes, x, y, Math.max(height, flowHeight(boxes)), true, out, { regionHeight: Infinity });
 }
 
-export type { ComputedStyle };

@@ -216,10 +216,11 @@ function pieces(full: string, from: number, to: number, style: TextStyle, levels
     const cp = full.codePointAt(i)!;
     const size = cp > 0xffff ? 2 : 1;
     let face = cut.face;
-    if (!(face && (cp === 0x20 || cp === 0xa0 || CLINGS.test(String.fromCodePoint(cp)))) && cp !== 0xad && !NEWLINE.test(String.fromCodePoint(cp))) {
+    const ch = full.slice(i, i + size);
+    if (!(face && (cp === 0x20 || cp === 0xa0 || CLINGS.test(ch))) && cp !== 0xad && !NEWLINE.test(ch)) {
       face = faceFor(style, cp);
       if (!face) {
-        if (!/\s/.test(String.fromCodePoint(cp))) missing.add(String.fromCodePoint(cp));
+        if (!/\s/.test(ch)) missing.add(ch);
         face = cut.face ?? style.face;
       }
     }
