@@ -1,5 +1,6 @@
 /** Response schemas of the account API (spec §4.5; DESIGN §4). */
 import { z } from '@hono/zod-openapi';
+import { pageOf } from './common.ts';
 
 const timestamp = z.string().openapi({ example: '2025-01-31T12:00:00.000Z', description: 'ISO 8601 UTC' });
 
@@ -23,11 +24,4 @@ export const creditTransaction = z
   })
   .openapi('CreditTransaction');
 
-export const transactionList = z
-  .object({
-    transactions: z.array(creditTransaction).openapi({ description: 'newest first' }),
-    total: z.number().int(),
-    limit: z.number().int(),
-    offset: z.number().int(),
-  })
-  .openapi('CreditTransactionList');
+export const transactionList = pageOf('transactions', creditTransaction, 'newest first', 'CreditTransactionList');

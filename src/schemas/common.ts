@@ -29,3 +29,15 @@ export const errorBody = z
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })
   .openapi('Error');
+
+/** A page of a list (DESIGN §4): `{<key>: [...], total, limit, offset}`, newest first. */
+export function pageOf<K extends string, T extends z.ZodTypeAny>(key: K, item: T, description: string, name: string) {
+  return z
+    .object({
+      [key]: z.array(item).openapi({ description }),
+      total: z.number().int(),
+      limit: z.number().int(),
+      offset: z.number().int(),
+    } as { [P in K]: z.ZodArray<T> } & { total: z.ZodNumber; limit: z.ZodNumber; offset: z.ZodNumber })
+    .openapi(name);
+}

@@ -1,5 +1,6 @@
 /** Schemas of queued generation (spec §2.2, §2.4, §2.5, §2.6, §4.4). */
 import { z } from '@hono/zod-openapi';
+import { pageOf, pageQuery } from './common.ts';
 import { createPdfBody } from './pdf.ts';
 
 /** §2.2: the fields of §2.1, export_type "url" only, plus the webhook. */
@@ -45,12 +46,6 @@ export const jobRecord = z
   })
   .openapi('PdfJob');
 
-export const jobListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce.number().int().min(0).default(0),
-  status: z.enum(JOB_STATUSES).optional(),
-});
+export const jobListQuery = pageQuery.extend({ status: z.enum(JOB_STATUSES).optional() });
 
-export const jobList = z
-  .object({ jobs: z.array(jobRecord), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
-  .openapi('PdfJobList');
+export const jobList = pageOf('jobs', jobRecord, 'newest first', 'PdfJobList');

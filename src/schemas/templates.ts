@@ -1,6 +1,6 @@
 /** Request and response schemas of the templates API (spec §4.5, §9; DESIGN §4). */
 import { z } from '@hono/zod-openapi';
-import { isPlainObject } from './common.ts';
+import { isPlainObject, pageOf } from './common.ts';
 
 /** Keys that could reach an object's prototype (DESIGN §5): refused anywhere in a definition. */
 const DANGEROUS_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -116,14 +116,7 @@ export const templateJson = z
   })
   .openapi('Template');
 
-export const templateList = z
-  .object({
-    templates: z.array(templateSummary).openapi({ description: 'newest first; without definitions' }),
-    total: z.number().int(),
-    limit: z.number().int(),
-    offset: z.number().int(),
-  })
-  .openapi('TemplateList');
+export const templateList = pageOf('templates', templateSummary, 'newest first; without definitions', 'TemplateList');
 
 export const templateVersion = z
   .object({
