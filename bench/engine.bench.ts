@@ -4,6 +4,8 @@
  * ratio to pdfmake; writes bench/results.json.
  *   npm run bench            full run
  *   npm run bench -- --quick short run (smoke check)
+ *   tsx bench/engine.bench.ts --invoice-only   only Platen's invoice task; prints its figures as
+ *                                             JSON and writes nothing (bench/http.bench.ts)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -33,6 +35,18 @@ function load(name: string): Doc {
 }
 
 // pdfmake 0.3's server build (CommonJS). It warns about access policies unless they are set.
+if (process.argv.includes('--invoice-only')) {
+  const invoice = load('invoice');
+  const bench = new Bench({ time: 4000, warmupTime: 1000, iterations: 10 });
+  bench.add('platen invoice', async () => {
+    await renderPdf(invoice.template, invoice.data, { now });
+  });
+  await bench.run();
+  const mean = (bench.tasks[0]!.result as { latency: { mean: number } }).latency.mean;
+  console.log(JSON.stringify({ docsPerSecond: Math.round(100_000 / mean) / 100, meanMs: Math.round(mean * 100) / 100 }));
+  process.exit(0);
+}
+
 const require = createRequire(import.meta.url);
 const pdfmake = require('pdfmake');
 pdfmake.setUrlAccessPolicy(() => false);

@@ -3,12 +3,12 @@
  * process state: server.ts owns those, tests build apps on temporary data dirs.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { bodyLimit } from 'hono/body-limit';
 import type { Db } from '../db/open.ts';
 import type { Config } from './config.ts';
-import { ApiError, errorHandler, notFound } from './errors.ts';
+import { errorHandler, notFound } from './errors.ts';
 import { requestLog, type Logger } from './logger.ts';
 import { apiKeyAuth } from './middleware/api-key-auth.ts';
+import { bodyLimit } from './middleware/body-limit.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import type { RenderPool } from './render/pool.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -51,15 +51,7 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   app.onError(errorHandler((err) => s.log.error({ err }, 'unhandled error')));
   app.notFound(notFound);
   app.use('*', requestLog(s.log));
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: s.config.maxBodyBytes,
-      onError: () => {
-        throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `the request body is larger than ${s.config.maxBodyBytes} bytes`);
-      },
-    }),
-  );
+  app.use('*', bodyLimit({ maxBytes: s.config.maxBodyBytes }));
   systemRoutes(app);
   app.route('/cdn', cdnRoutes(s));
 

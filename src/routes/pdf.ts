@@ -40,7 +40,7 @@ export function pdfRoutes(s: Services): OpenAPIHono<AppEnv> {
     const body = c.req.valid('json');
     const result = await generateSync(s, c.get('teamId'), body);
     if (result.kind === 'binary') {
-      return c.body(new Uint8Array(result.pdf), 200, {
+      return c.body(new Uint8Array(result.pdf.buffer as ArrayBuffer, result.pdf.byteOffset, result.pdf.byteLength), 200, {
         'Content-Type': 'application/pdf',
         'Content-Disposition': `attachment; filename="${body.template_id}.pdf"`,
         'X-Credits-Remaining': String(result.creditsRemaining),

@@ -6,24 +6,42 @@
  */
 import { and, desc, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
+import { perDatabase } from '../../db/prepared.ts';
 import { creditTransactions, teams } from '../../db/schema.ts';
 import { ApiError } from '../errors.ts';
 
 export type CreditReason = 'generation' | 'refund' | 'grant';
 
-function change(db: Db, teamId: string, delta: number, reason: CreditReason, jobId: string | null): number | null {
-  return db.transaction((tx) => {
-    const guard = delta < 0 ? and(eq(teams.id, teamId), gt(teams.credits, -delta - 1)) : eq(teams.id, teamId);
-    const row = tx
-      .update(teams)
-      .set({ credits: sql`${teams.credits} + ${delta}` })
-      .where(guard)
-      .returning({ credits: teams.credits })
-      .get();
+const statements = perDatabase((db) => {
+  // credits > floor keeps a debit from going below zero; floor -1 lets any grant or refund through.
+  const apply = db
+    .update(teams)
+    .set({ credits: sql`${teams.credits} + ${sql.placeholder('delta')}` })
+    .where(and(eq(teams.id, sql.placeholder('teamId')), gt(teams.credits, sql.placeholder('floor'))))
+    .returning({ credits: teams.credits })
+    .prepare();
+  const record = db
+    .insert(creditTransactions)
+    .values({
+      teamId: sql.placeholder('teamId'),
+      delta: sql.placeholder('delta'),
+      reason: sql.placeholder('reason'),
+      jobId: sql.placeholder('jobId'),
+      balanceAfter: sql.placeholder('balanceAfter'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .prepare();
+  // better-sqlite3's own transaction wrapper: BEGIN and COMMIT are prepared once, too.
+  return db.$client.transaction((teamId: string, delta: number, reason: CreditReason, jobId: string | null): number | null => {
+    const row = apply.get({ teamId, delta, floor: delta < 0 ? -delta - 1 : -1 });
     if (!row) return null;
-    tx.insert(creditTransactions).values({ teamId, delta, reason, jobId, balanceAfter: row.credits, createdAt: new Date().toISOString() }).run();
+    record.run({ teamId, delta, reason, jobId, balanceAfter: row.credits, createdAt: new Date().toISOString() });
     return row.credits;
   });
+});
+
+function change(db: Db, teamId: string, delta: number, reason: CreditReason, jobId: string | null): number | null {
+  return statements(db)(teamId, delta, reason, jobId);
 }
 
 /**

@@ -5,6 +5,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
+import { perDatabase } from '../../db/prepared.ts';
 import { apiKeys, teams } from '../../db/schema.ts';
 
 const PREFIX_LENGTH = 11;
@@ -23,14 +24,17 @@ export function createApiKey(db: Db, teamId: string): { apiKey: string; prefix: 
 
 /** The team of a valid (not revoked) key, or undefined. The lookup is by hash: no timing oracle on the key. */
 export function teamOfKey(db: Db, apiKey: string): { teamId: string; keyId: string } | undefined {
-  const row = db
+  return keyLookup(db).get({ keyHash: hashKey(apiKey) });
+}
+
+const keyLookup = perDatabase((db) =>
+  db
     .select({ teamId: apiKeys.teamId, keyId: apiKeys.id })
     .from(apiKeys)
     .innerJoin(teams, eq(teams.id, apiKeys.teamId))
-    .where(and(eq(apiKeys.keyHash, hashKey(apiKey)), isNull(apiKeys.revokedAt)))
-    .get();
-  return row;
-}
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
+    .prepare(),
+);
 
 /**
  * Revoke keys: the key itself, or every active key whose display prefix (its first 11

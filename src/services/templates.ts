@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, max, sql } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
+import { perDatabase } from '../../db/prepared.ts';
 import { templates, templateVersions } from '../../db/schema.ts';
 import { templateFields, validateTemplate } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
@@ -55,12 +56,14 @@ export function createTemplate(db: Db, teamId: string, input: { name: string; ty
   return row;
 }
 
+const templateById = perDatabase((db) => db.select().from(templates).where(eq(templates.id, sql.placeholder('id'))).prepare());
+
 /**
  * The template `id` of the caller's team.
  * @throws ApiError 404 TEMPLATE_NOT_FOUND (no such id) or 403 FORBIDDEN (another team's, spec §5).
  */
 export function getTemplate(db: Db, teamId: string, id: string): TemplateRow {
-  const row = db.select().from(templates).where(eq(templates.id, id)).get();
+  const row = templateById(db).get({ id });
   if (!row) throw new ApiError(404, 'TEMPLATE_NOT_FOUND', `no template with id "${id}"`);
   if (row.teamId !== teamId) throw new ApiError(403, 'FORBIDDEN', `template "${id}" does not belong to your team`);
   return row;

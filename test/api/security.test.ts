@@ -135,6 +135,25 @@ describe('request bodies', () => {
       const ok = await small.api('POST', '/v1/pdf/create', t.apiKey, { template_id: tpl, data: { name: 'x'.repeat(1000) }, export_type: 'binary' });
       assert.equal(ok.status, 200, 'a body under the limit passes');
       await ok.arrayBuffer();
+
+      // A chunked body under the limit is counted as it streams, then read by the route as usual.
+      const smallBody = JSON.stringify({ template_id: tpl, data: { name: 'chunked' }, export_type: 'binary' });
+      const chunkedOk = await fetch(`${small.url}/v1/pdf/create`, {
+        method: 'POST',
+        headers: { 'x-api-key': t.apiKey, 'content-type': 'application/json' },
+        body: new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode(smallBody.slice(0, 20)));
+            controller.enqueue(new TextEncoder().encode(smallBody.slice(20)));
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      assert.equal(chunkedOk.status, 200, 'a chunked body under the limit passes');
+      assert.equal(chunkedOk.headers.get('content-type'), 'application/pdf');
+      await chunkedOk.arrayBuffer();
+      assert.equal(balance(small.server.services.db, t.teamId), 3, 'two renders, two credits');
     } finally {
       await small.close();
     }
