@@ -5,7 +5,7 @@
  * from this process at 1, 4, 16 and 64 connections (10 s each after a 3 s warm-up), then the async
  * bench (bench/async.bench.ts, 1,000 jobs). Prints a table with the goals of issue 7 and merges
  * everything into bench/results.json as `http` (and `async`).
- *   npm run bench:http [-- --seconds 10] [-- --binary] [-- --no-async]
+ *   npm run bench:http [-- --seconds 10] [-- --binary] [-- --no-async] [-- --connections 1,16]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,8 @@ const argValue = (name: string, fallback: number) => {
 const seconds = argValue('--seconds', 10);
 const useBinary = process.argv.includes('--binary');
 const runAsync = !process.argv.includes('--no-async');
-const CONNECTIONS = [1, 4, 16, 64];
+const connectionsArg = process.argv.indexOf('--connections');
+const CONNECTIONS = connectionsArg > 0 ? process.argv[connectionsArg + 1]!.split(',').map(Number) : [1, 4, 16, 64];
 const threads = os.availableParallelism();
 const resultsFile = join(root, 'bench/results.json');
 
@@ -159,8 +160,9 @@ try {
   if (runAsync) execFileSync(process.execPath, ['--import', 'tsx', join(root, 'bench/async.bench.ts')], { cwd: root, stdio: 'inherit' });
 
   const results = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : {};
-  const at16 = rows.find((r) => r.connections === 16)!;
-  const at1 = rows.find((r) => r.connections === 1)!;
+  // The last run at each level when a level is given twice (--connections 1,16,1).
+  const at16 = [...rows].reverse().find((r) => r.connections === 16)!;
+  const at1 = [...rows].reverse().find((r) => r.connections === 1)!;
   const throughputTarget = 0.8 * at16.engineJustBefore.docsPerSecond * threads;
   const latencyTarget = 3 * at1.engineJustBefore.meanMs;
   const goals = {

@@ -24,8 +24,6 @@ export interface Config {
   secret: string;
   seedDemo: boolean;
   renderThreads: number;
-  /** Each render thread's young generation (V8 new space), MB: PLATEN_RENDER_YOUNG_MB. */
-  renderYoungGenerationMb: number;
   jobConcurrency: number;
   /** Requests per minute per API key. */
   rateLimit: number;
@@ -61,7 +59,6 @@ const envSchema = z.object({
   PLATEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PLATEN_SEED_DEMO: bool.default(true),
   PLATEN_RENDER_THREADS: int(1, 256).optional(),
-  PLATEN_RENDER_YOUNG_MB: int(8, 4096).default(128),
   PLATEN_JOB_CONCURRENCY: int(1, 10_000).optional(),
   PLATEN_RATE_LIMIT: int(1, 1_000_000).default(600),
   PLATEN_WEBHOOK_RETRY_DELAYS: z
@@ -105,7 +102,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret: e.PLATEN_SECRET ?? generatedSecret(dataDir),
     seedDemo: e.PLATEN_SEED_DEMO,
     renderThreads,
-    renderYoungGenerationMb: e.PLATEN_RENDER_YOUNG_MB,
     jobConcurrency: e.PLATEN_JOB_CONCURRENCY ?? 2 * renderThreads,
     rateLimit: e.PLATEN_RATE_LIMIT,
     webhookRetryDelays: e.PLATEN_WEBHOOK_RETRY_DELAYS,

@@ -2,6 +2,7 @@
  * Worker threads that render PDFs (DESIGN §2: rendering never blocks the event loop). Sized by
  * PLATEN_RENDER_THREADS; shared by synchronous requests and queued jobs.
  */
+import { setFlagsFromString } from 'node:v8';
 import { Piscina } from 'piscina';
 import type { PdfVariant } from '../../engine/index.ts';
 import type { RenderOutcome, RenderTask, RenderWorkerData } from './task.ts';
@@ -23,10 +24,17 @@ export class RenderPool {
 
   /**
    * @param options.fontDirs extra font folders (PLATEN_FONT_DIRS), scanned once per thread.
-   * @param options.youngGenerationMb each thread's young generation (PLATEN_RENDER_YOUNG_MB).
    */
-  constructor(threads: number, options: { fontDirs?: string[]; youngGenerationMb?: number } = {}) {
-    const { fontDirs = [], youngGenerationMb } = options;
+  constructor(threads: number, options: { fontDirs?: string[] } = {}) {
+    const { fontDirs = [] } = options;
+    // V8 "pretenures" allocation sites whose objects survived a scavenge: their objects then go
+    // straight to the old generation. A scavenge that lands mid-render finds that render's objects
+    // alive, so sites get pretenured whose objects die when the render ends; the old generation
+    // fills with garbage and mark-compacts land on requests. Without it (bench/README.md), the
+    // slowest render at one connection fell from 35-52 ms to 15-19 ms and the p99 by a few ms.
+    // V8 flags are per process and this one is read at allocation time: it holds for the threads
+    // started below (and for the main thread).
+    setFlagsFromString('--no-allocation-site-pretenuring');
     this.pool = new Piscina({
       filename: new URL('./worker.mjs', import.meta.url).href,
       minThreads: threads,
@@ -35,11 +43,6 @@ export class RenderPool {
       // A second task waits in each thread's port, so a thread that finishes starts the next render
       // at once instead of idling until the main thread (busy with HTTP and SQLite) hands it one.
       concurrentTasksPerWorker: 2,
-      // A render allocates a few MB that die with it. A young generation larger than V8's default
-      // means fewer scavenges, and fewer of a render's objects promoted to the old generation
-      // just because a scavenge caught them alive (they then cost a mark-compact): measured on
-      // the invoice, about 15% less CPU per render and a shorter tail (docs/engine.md).
-      resourceLimits: youngGenerationMb ? { maxYoungGenerationSizeMb: youngGenerationMb } : undefined,
       workerData: { fontDirs } satisfies RenderWorkerData,
     });
   }
