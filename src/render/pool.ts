@@ -53,7 +53,8 @@ export class RenderPool {
    */
   async render(definitionJson: string, data: unknown, options: { now?: Date; pdfVariant?: PdfVariant } = {}): Promise<{ pdf: Buffer; pages: number; warnings: string[] }> {
     const task: RenderTask = { definitionJson, data, now: (options.now ?? new Date()).getTime(), pdfVariant: options.pdfVariant };
-    const out = (await this.pool.run(task)) as RenderOutcome;
+    const out = (await this.pool.run(task)) as RenderOutcome | undefined;
+    if (typeof out?.ok !== 'boolean') throw new RenderFailure('RENDER_ERROR', 'the render thread returned no result');
     if (!out.ok) throw new RenderFailure(out.code, out.message, out.path);
     return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), pages: out.pages, warnings: out.warnings };
   }
