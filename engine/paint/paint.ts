@@ -1,18 +1,18 @@
 /**
  * The paint pass: pages of absolute draw items become a PDF through pdfkit. Text, rectangles,
- * rules and bars are written as content-stream operators directly; images and link annotations go
- * through pdfkit's API. Coordinates arrive top-left based (pdfkit flips every page for us).
+ * rules and bars are written as content-stream operators directly; images (prepared once per image
+ * by images.ts) and link annotations go through pdfkit's API. Coordinates arrive top-left based (pdfkit flips every page for us).
  */
 import PDFDocument from 'pdfkit';
 import { RenderError } from '../errors.ts';
 import { installMetadata } from '../pdfa/document.ts';
-import { opaqueImage } from '../pdfa/flatten.ts';
 import type { PdfaProfile } from '../pdfa/variant.ts';
 import { xmpText } from '../pdfa/xmp.ts';
 import type { FontFace } from '../text/fonts.ts';
 import type { LineRun, RGB } from '../text/paragraph.ts';
 import type { DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
 import type { EmbeddedFace } from './fonts.ts';
+import { embedPrepared, prepareImage, preparedImage } from './images.ts';
 import { num, pdfFont, tjArray } from './glyphs.ts';
 
 /** Document-level properties written to the Info dictionary. */
@@ -130,8 +130,9 @@ class PageWriter {
     this.flush();
     let img = this.images.get(item.image);
     if (!img) {
-      const data = this.pdfa?.opaqueImages ? opaqueImage(item.image) : item.image.data;
-      img = (this.doc as unknown as { openImage(src: Buffer): unknown }).openImage(data);
+      const prepared = preparedImage(item.image, Boolean(this.pdfa?.opaqueImages));
+      if (!prepared) throw new Error('paintPdf: an image was not prepared before painting');
+      img = embedPrepared(this.doc, prepared, `Im${this.images.size + 1}`);
       this.images.set(item.image, img);
     }
     if (item.clip) {
@@ -222,7 +223,7 @@ export interface PaintOptions {
  * @returns the PDF bytes.
  * @throws RenderError PDFA_CONFLICT when PDF/A cannot be honoured (a character no font has).
  */
-export function paintPdf(pages: readonly Page[], info: DocumentInfo, options: PaintOptions = {}): Promise<Buffer> {
+export async function paintPdf(pages: readonly Page[], info: DocumentInfo, options: PaintOptions = {}): Promise<Buffer> {
   const pdfa = options.pdfa;
   // Info and XMP must say exactly the same (PDF/A-1 6.7.3): both get the XML-safe text.
   const title = info.title && xmpText(info.title);
@@ -258,6 +259,9 @@ export function paintPdf(pages: readonly Page[], info: DocumentInfo, options: Pa
   installMetadata(doc, { title, author, subject, keywords, language: info.language, creator: 'Platen', producer: 'Platen', created: info.date, modified: info.date }, pdfa);
   const fonts = new Map<FontFace, EmbeddedFace>();
   const images = new Map<DecodedImage, unknown>();
+  const pictures = new Set<DecodedImage>();
+  for (const page of pages) for (const item of page.items) if (item.kind === 'image') pictures.add(item.image);
+  await Promise.all([...pictures].map((image) => prepareImage(doc, image, Boolean(pdfa?.opaqueImages))));
   for (const page of pages) {
     doc.addPage({ size: [page.width, page.height], margin: 0 });
     const w = new PageWriter(doc, fonts, images, pdfa);

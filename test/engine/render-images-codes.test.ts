@@ -6,7 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pdfOperators, unionBox } from '../helpers/pdfops.ts';
 import { alphaPngDataUri, JPEG_16 } from '../helpers/images.ts';
-import { render, renderError } from '../helpers/render.ts';
+import { execFileSync } from 'node:child_process';
+import { renderPdf } from '../../engine/index.ts';
+import { NOW, render, renderError } from '../helpers/render.ts';
 
 const MARGIN = 40;
 const PAGE = { size: 'A4', margin: MARGIN };
@@ -78,6 +80,23 @@ test('the same image used twice is embedded once and painted twice', async () =>
   const xobjects = r.pdf.toString('latin1').match(/\/Subtype\s*\/Image/g) ?? [];
   // One image and its soft mask.
   assert.equal(xobjects.length, 2, `image XObjects: ${xobjects.length}`);
+});
+
+test('an image is prepared once and copied into every document: at once, one after another, plain and PDF/A-1', async () => {
+  const png = alphaPngDataUri(24, 12, 7);
+  const definition = { page: PAGE, content: [{ image: '{{logo}}', width: 48 }] };
+  const images = (pdf: Buffer) => execFileSync('pdfimages', ['-list', '-'], { input: pdf, encoding: 'utf8' }).split('\n').slice(2).filter(Boolean).map((l) => l.trim().split(/\s+/).slice(2, 7).join(' '));
+  const together = await Promise.all([1, 2, 3].map(() => renderPdf(definition, { logo: png }, { now: NOW })));
+  const after = await renderPdf(definition, { logo: png }, { now: NOW });
+  for (const r of [...together, after]) {
+    // type width height colour components: the colour image and its soft mask, in every document.
+    assert.deepEqual(images(r.pdf), ['image 24 12 rgb 3', 'smask 24 12 gray 1']);
+  }
+  assert.ok(after.pdf.equals(together[0].pdf), 'the same input gives the same bytes whether or not the image was prepared before');
+  const a1 = await renderPdf(definition, { logo: png }, { now: NOW, pdfVariant: 'pdf/a-1b' });
+  assert.deepEqual(images(a1.pdf), ['image 24 12 rgb 3'], 'PDF/A-1 gets the flattened image, without a soft mask');
+  const again = await renderPdf(definition, { logo: png }, { now: NOW });
+  assert.deepEqual(images(again.pdf), ['image 24 12 rgb 3', 'smask 24 12 gray 1'], 'and the plain one is still the plain one');
 });
 
 test('an invalid data URI fails with IMAGE_INVALID naming the node', async () => {
