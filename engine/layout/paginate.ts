@@ -226,15 +226,7 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
       if (!placeAtom(box, avail, atTop)) return { used: 0, rest: box };
       const sx = box.barsWidth / box.code.unitsWide;
       const sy = box.barsHeight / box.code.unitsHigh;
-      const r = box.code.rects;
-      const rects: number[] = new Array(r.length);
-      for (let i = 0; i < r.length; i += 4) {
-        rects[i] = x + box.barsX + r[i] * sx;
-        rects[i + 1] = y + r[i + 1] * sy;
-        rects[i + 2] = r[i + 2] * sx;
-        rects[i + 3] = r[i + 3] * sy;
-      }
-      out.push({ kind: 'bars', rects, color: box.color });
+      out.push({ kind: 'bars', rects: box.code.rects, x: x + box.barsX, y, sx, sy, color: box.color });
       let cy = y + box.barsHeight;
       for (const line of box.caption) {
         emitLine(line, x + box.barsX, cy, out);

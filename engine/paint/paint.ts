@@ -92,12 +92,9 @@ class PageWriter {
     this.ops.push(`${num(x1)} ${num(y1)} m ${num(x2)} ${num(y2)} l S`);
   }
 
-  bars(rects: readonly number[], color: RGB): void {
-    this.setFill(color);
-    const parts: string[] = [];
-    for (let i = 0; i < rects.length; i += 4) parts.push(`${num(rects[i])} ${num(rects[i + 1])} ${num(rects[i + 2])} ${num(rects[i + 3])} re`);
-    parts.push('f');
-    this.ops.push(parts.join('\n'));
+  bars(item: Extract<DrawItem, { kind: 'bars' }>): void {
+    this.setFill(item.color);
+    this.ops.push(`q ${num(item.sx)} 0 0 ${num(item.sy)} ${num(item.x)} ${num(item.y)} cm\n${barsPath(item.rects)}\nf\nQ`);
   }
 
   shape(item: Extract<DrawItem, { kind: 'shape' }>): void {
@@ -148,7 +145,7 @@ class PageWriter {
       case 'text': return this.text(item.x, item.y, item.run);
       case 'rect': return this.rect(item.x, item.y, item.w, item.h, item.fill, item.stroke, item.lineWidth);
       case 'line': return this.line(item.x1, item.y1, item.x2, item.y2, item.color, item.width, item.dash);
-      case 'bars': return this.bars(item.rects, item.color);
+      case 'bars': return this.bars(item);
       case 'image': return this.image(item);
       case 'shape': return this.shape(item);
     }
@@ -178,6 +175,20 @@ function actualText(run: LineRun): string | null {
   let text = '';
   for (const piece of run.pieces) text += piece.text;
   return `<FEFF${Buffer.from(text, 'utf16le').swap16().toString('hex').toUpperCase()}>`;
+}
+
+// A code's rectangles in module units, as path operators: the same for every render of the code.
+const paths = new WeakMap<readonly number[], string>();
+
+function barsPath(rects: readonly number[]): string {
+  let path = paths.get(rects);
+  if (path === undefined) {
+    const parts: string[] = [];
+    for (let i = 0; i < rects.length; i += 4) parts.push(`${num(rects[i])} ${num(rects[i + 1])} ${num(rects[i + 2])} ${num(rects[i + 3])} re`);
+    path = parts.join('\n');
+    paths.set(rects, path);
+  }
+  return path;
 }
 
 // Shaped runs are cached and shared: whether one spells its text is worked out once.
