@@ -2,6 +2,7 @@
  * Image sources: `data:image/png;base64,...` and `data:image/jpeg;base64,...` URIs, decoded once
  * per process (a bounded cache keyed by the URI) and checked against the limits.
  */
+import { inflateSync } from 'node:zlib';
 import { imageSize } from 'image-size';
 import { RenderError, type Limits } from '../errors.ts';
 import type { DecodedImage } from './nodes.ts';
@@ -51,5 +52,25 @@ function decodeUncached(src: string, limits: Limits, path: string): DecodedImage
   if (!type || !size.width || !size.height) {
     throw new RenderError('IMAGE_INVALID', `image data is not a PNG or JPEG (detected ${size.type ?? 'nothing'})`, path);
   }
+  if (type === 'png' && !pixelDataInflates(data)) throw new RenderError('IMAGE_INVALID', 'PNG image data is corrupt (its IDAT chunks do not inflate)', path);
   return { type, data, width: size.width, height: size.height };
+}
+
+/**
+ * Whether a PNG's compressed pixel data (its IDAT chunks, joined) inflates. pdfkit inflates it
+ * only when painting, in a callback whose error nobody can catch; a corrupt image must fail here.
+ */
+function pixelDataInflates(png: Buffer): boolean {
+  const parts: Buffer[] = [];
+  for (let at = 8; at + 8 <= png.length; ) {
+    const length = png.readUInt32BE(at);
+    if (png.toString('latin1', at + 4, at + 8) === 'IDAT') parts.push(png.subarray(at + 8, at + 8 + length));
+    at += 12 + length;
+  }
+  try {
+    inflateSync(Buffer.concat(parts));
+    return parts.length > 0;
+  } catch {
+    return false;
+  }
 }

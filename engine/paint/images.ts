@@ -45,15 +45,17 @@ class Recorder {
 export interface PreparedImage {
   readonly width: number;
   readonly height: number;
+  /** EXIF orientation of a JPEG (1 to 8), which pdfkit's `image()` honours; 1 otherwise. */
+  readonly orientation: number;
   readonly root: RecordedObject;
 }
 
 const prepared = new WeakMap<DecodedImage, { plain?: Promise<PreparedImage>; opaque?: Promise<PreparedImage> }>();
-const ready = new WeakMap<Promise<PreparedImage>, PreparedImage>();
 
 /**
  * Prepare `image` (flattened onto white when `opaque`, for PDF/A-1) with pdfkit's embedding, once
- * per image and variant. `doc` only opens the image; nothing is written into it.
+ * per image and variant. `doc` only opens the image; nothing is written into it. A failure is not
+ * kept: the next render tries again.
  * @throws Error from pdfkit for bytes it cannot read.
  */
 export function prepareImage(doc: Doc, image: DecodedImage, opaque: boolean): Promise<PreparedImage> {
@@ -63,21 +65,17 @@ export function prepareImage(doc: Doc, image: DecodedImage, opaque: boolean): Pr
   let promise = entry[key];
   if (!promise) {
     const data = opaque ? opaqueImage(image) : image.data;
-    const img = (doc as unknown as { openImage(src: Buffer): { width: number; height: number; embed(d: unknown): void } }).openImage(data);
+    const img = (doc as unknown as { openImage(src: Buffer): { width: number; height: number; orientation?: number; embed(d: unknown): void } }).openImage(data);
     promise = new Promise<PreparedImage>((resolve) => {
-      img.embed(new Recorder((root) => resolve({ width: img.width, height: img.height, root })));
+      img.embed(new Recorder((root) => resolve({ width: img.width, height: img.height, orientation: img.orientation ?? 1, root })));
     });
-    const settled = promise;
-    void settled.then((p) => ready.set(settled, p));
+    const forget = () => {
+      if (entry[key] === promise) delete entry[key];
+    };
+    promise.catch(forget);
     entry[key] = promise;
   }
   return promise;
-}
-
-/** The prepared image, when `prepareImage` for it has settled; else undefined. */
-export function preparedImage(image: DecodedImage, opaque: boolean): PreparedImage | undefined {
-  const promise = prepared.get(image)?.[opaque ? 'opaque' : 'plain'];
-  return promise && ready.get(promise);
 }
 
 function copyValue(doc: Doc, value: unknown): unknown {
@@ -98,6 +96,6 @@ function copyObject(doc: Doc, recorded: RecordedObject): unknown {
  * Write a prepared image's objects into `doc`.
  * @returns what pdfkit's `doc.image()` takes as an already embedded image (size in pixels).
  */
-export function embedPrepared(doc: Doc, image: PreparedImage, label: string): { width: number; height: number; label: string; obj: unknown } {
-  return { width: image.width, height: image.height, label, obj: copyObject(doc, image.root) };
+export function embedPrepared(doc: Doc, image: PreparedImage, label: string): { width: number; height: number; orientation: number; label: string; obj: unknown } {
+  return { width: image.width, height: image.height, orientation: image.orientation, label, obj: copyObject(doc, image.root) };
 }

@@ -1,7 +1,8 @@
 /**
  * The paint pass: pages of absolute draw items become a PDF through pdfkit. Text, rectangles,
  * rules and bars are written as content-stream operators directly; images (prepared once per image
- * by images.ts) and link annotations go through pdfkit's API. Coordinates arrive top-left based (pdfkit flips every page for us).
+ * by images.ts) and link annotations go through pdfkit's API. Coordinates arrive top-left based
+ * (pdfkit flips every page for us).
  */
 import PDFDocument from 'pdfkit';
 import { RenderError } from '../errors.ts';
@@ -12,7 +13,7 @@ import type { FontFace } from '../text/fonts.ts';
 import type { LineRun, RGB } from '../text/paragraph.ts';
 import type { DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
 import type { EmbeddedFace } from './fonts.ts';
-import { embedPrepared, prepareImage, preparedImage } from './images.ts';
+import { embedPrepared, prepareImage, type PreparedImage } from './images.ts';
 import { num, pdfFont, tjArray } from './glyphs.ts';
 
 /** Document-level properties written to the Info dictionary. */
@@ -38,6 +39,7 @@ class PageWriter {
     private readonly doc: Doc,
     private readonly fonts: Map<FontFace, EmbeddedFace>,
     private readonly images: Map<DecodedImage, unknown>,
+    private readonly prepared: ReadonlyMap<DecodedImage, PreparedImage>,
     private readonly pdfa: PdfaProfile | undefined,
   ) {}
 
@@ -94,7 +96,7 @@ class PageWriter {
 
   bars(item: Extract<DrawItem, { kind: 'bars' }>): void {
     this.setFill(item.color);
-    this.ops.push(`q ${num(item.sx)} 0 0 ${num(item.sy)} ${num(item.x)} ${num(item.y)} cm\n${barsPath(item.rects)}\nf\nQ`);
+    this.ops.push(`q ${fine(item.sx)} 0 0 ${fine(item.sy)} ${num(item.x)} ${num(item.y)} cm\n${barsPath(item.rects)}\nf\nQ`);
   }
 
   shape(item: Extract<DrawItem, { kind: 'shape' }>): void {
@@ -127,9 +129,7 @@ class PageWriter {
     this.flush();
     let img = this.images.get(item.image);
     if (!img) {
-      const prepared = preparedImage(item.image, Boolean(this.pdfa?.opaqueImages));
-      if (!prepared) throw new Error('paintPdf: an image was not prepared before painting');
-      img = embedPrepared(this.doc, prepared, `Im${this.images.size + 1}`);
+      img = embedPrepared(this.doc, this.prepared.get(item.image)!, `Im${this.images.size + 1}`);
       this.images.set(item.image, img);
     }
     if (item.clip) {
@@ -180,11 +180,16 @@ function actualText(run: LineRun): string | null {
 // A code's rectangles in module units, as path operators: the same for every render of the code.
 const paths = new WeakMap<readonly number[], string>();
 
+/** A number with six decimals: the code's scale multiplies any rounding by its size in modules. */
+function fine(n: number): string {
+  return String(Math.round(n * 1e6) / 1e6);
+}
+
 function barsPath(rects: readonly number[]): string {
   let path = paths.get(rects);
   if (path === undefined) {
     const parts: string[] = [];
-    for (let i = 0; i < rects.length; i += 4) parts.push(`${num(rects[i])} ${num(rects[i + 1])} ${num(rects[i + 2])} ${num(rects[i + 3])} re`);
+    for (let i = 0; i < rects.length; i += 4) parts.push(`${fine(rects[i])} ${fine(rects[i + 1])} ${fine(rects[i + 2])} ${fine(rects[i + 3])} re`);
     path = parts.join('\n');
     paths.set(rects, path);
   }
@@ -272,10 +277,11 @@ export async function paintPdf(pages: readonly Page[], info: DocumentInfo, optio
   const images = new Map<DecodedImage, unknown>();
   const pictures = new Set<DecodedImage>();
   for (const page of pages) for (const item of page.items) if (item.kind === 'image') pictures.add(item.image);
-  await Promise.all([...pictures].map((image) => prepareImage(doc, image, Boolean(pdfa?.opaqueImages))));
+  const prepared = new Map<DecodedImage, PreparedImage>();
+  for (const image of pictures) prepared.set(image, await prepareImage(doc, image, Boolean(pdfa?.opaqueImages)));
   for (const page of pages) {
     doc.addPage({ size: [page.width, page.height], margin: 0 });
-    const w = new PageWriter(doc, fonts, images, pdfa);
+    const w = new PageWriter(doc, fonts, images, prepared, pdfa);
     for (const item of page.items) w.draw(item);
     w.flush();
   }

@@ -1,17 +1,14 @@
 /**
  * PDF/A-1 forbids transparency (6.4): a PNG with an alpha channel (or a transparent palette entry)
- * is composited onto white and drawn as an opaque RGB PNG. Results are cached per image.
+ * is composited onto white and drawn as an opaque RGB PNG (paint/images.ts keeps the result, once
+ * per image).
  */
 import { PNG } from 'pngjs';
 import type { DecodedImage } from '../layout/nodes.ts';
 
-const cache = new WeakMap<DecodedImage, Buffer>();
-
 /** The image's bytes with no transparency left (JPEGs and opaque PNGs unchanged). */
 export function opaqueImage(image: DecodedImage): Buffer {
   if (image.type !== 'png') return image.data;
-  const hit = cache.get(image);
-  if (hit) return hit;
   const png = PNG.sync.read(image.data);
   let transparent = false;
   for (let i = 3; i < png.data.length; i += 4) {
@@ -34,6 +31,5 @@ export function opaqueImage(image: DecodedImage): Buffer {
     }
     out = PNG.sync.write(rgb, { colorType: 2 });
   }
-  cache.set(image, out);
   return out;
 }

@@ -7,6 +7,15 @@ import { Piscina } from 'piscina';
 import type { PdfVariant } from '../../engine/index.ts';
 import type { RenderOutcome, RenderTask, RenderWorkerData } from './task.ts';
 
+// V8 "pretenures" allocation sites whose objects survived a scavenge: their objects then go
+// straight to the old generation. A scavenge that lands mid-render finds that render's objects
+// alive, so sites get pretenured whose objects die when the render ends; the old generation
+// fills with garbage and mark-compacts land on requests. Without it (bench/README.md), the
+// slowest render at one connection fell from 35-52 ms to 15-19 ms and the p99 by a few ms.
+// V8 flags are per process and this one is read at allocation time: set when this module loads, it
+// holds for every render thread started afterwards (and for the main thread).
+setFlagsFromString('--no-allocation-site-pretenuring');
+
 /** A failed render, with the engine's error code and the path of the fault. */
 export class RenderFailure extends Error {
   constructor(
@@ -22,19 +31,8 @@ export class RenderFailure extends Error {
 export class RenderPool {
   private readonly pool: Piscina;
 
-  /**
-   * @param options.fontDirs extra font folders (PLATEN_FONT_DIRS), scanned once per thread.
-   */
-  constructor(threads: number, options: { fontDirs?: string[] } = {}) {
-    const { fontDirs = [] } = options;
-    // V8 "pretenures" allocation sites whose objects survived a scavenge: their objects then go
-    // straight to the old generation. A scavenge that lands mid-render finds that render's objects
-    // alive, so sites get pretenured whose objects die when the render ends; the old generation
-    // fills with garbage and mark-compacts land on requests. Without it (bench/README.md), the
-    // slowest render at one connection fell from 35-52 ms to 15-19 ms and the p99 by a few ms.
-    // V8 flags are per process and this one is read at allocation time: it holds for the threads
-    // started below (and for the main thread).
-    setFlagsFromString('--no-allocation-site-pretenuring');
+  /** @param fontDirs extra font folders (PLATEN_FONT_DIRS), scanned once per thread. */
+  constructor(threads: number, fontDirs: string[] = []) {
     this.pool = new Piscina({
       filename: new URL('./worker.mjs', import.meta.url).href,
       minThreads: threads,

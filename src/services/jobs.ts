@@ -7,8 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
-import { creditTransactions, jobs, teams, webhookDeliveries } from '../../db/schema.ts';
+import { jobs, webhookDeliveries } from '../../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import { debitCredit, refundCredit } from './credits.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
 export type JobStatus = JobRow['status'];
@@ -37,13 +38,8 @@ export function insertJob(db: Db, teamId: string, job: NewJob): { job: JobRow; c
   const id = randomUUID();
   const now = new Date().toISOString();
   return db.transaction((tx) => {
-    const team = tx
-      .update(teams)
-      .set({ credits: sql`${teams.credits} - 1` })
-      .where(and(eq(teams.id, teamId), sql`${teams.credits} > 0`))
-      .returning({ credits: teams.credits })
-      .get();
-    if (!team) throw new ApiError(402, 'INSUFFICIENT_CREDITS', 'the team has no credits left');
+    // The ledger's own debit, nested in this transaction (a savepoint): throws 402 at zero.
+    const creditsRemaining = debitCredit(db, teamId, id);
     const row: typeof jobs.$inferInsert = {
       id,
       teamId,
@@ -63,9 +59,7 @@ export function insertJob(db: Db, teamId: string, job: NewJob): { job: JobRow; c
       createdAt: now,
       updatedAt: now,
     };
-    tx.insert(jobs).values(row).run();
-    tx.insert(creditTransactions).values({ teamId, delta: -1, reason: 'generation', jobId: id, balanceAfter: team.credits, createdAt: now }).run();
-    return { job: tx.select().from(jobs).where(eq(jobs.id, id)).get()!, creditsRemaining: team.credits };
+    return { job: tx.insert(jobs).values(row).returning().get(), creditsRemaining };
   });
 }
 
@@ -136,8 +130,7 @@ export function failJob(db: Db, job: JobRow, code: string, message: string): boo
       .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing')))
       .run().changes;
     if (updated === 0) return false;
-    const team = tx.update(teams).set({ credits: sql`${teams.credits} + 1` }).where(eq(teams.id, job.teamId)).returning({ credits: teams.credits }).get()!;
-    tx.insert(creditTransactions).values({ teamId: job.teamId, delta: 1, reason: 'refund', jobId: job.id, balanceAfter: team.credits, createdAt: now }).run();
+    refundCredit(db, job.teamId, job.id);
     queueWebhook(tx, job, 'pdf.failed', webhookBody(job, 'pdf.failed', { error: { message, code } }), now);
     return true;
   });

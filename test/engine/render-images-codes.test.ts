@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pdfOperators, unionBox } from '../helpers/pdfops.ts';
-import { alphaPngDataUri, JPEG_16 } from '../helpers/images.ts';
+import { alphaPngDataUri, encodePng, JPEG_16 } from '../helpers/images.ts';
 import { execFileSync } from 'node:child_process';
 import { renderPdf } from '../../engine/index.ts';
 import { NOW, render, renderError } from '../helpers/render.ts';
@@ -116,6 +116,16 @@ test('a PNG data URI whose bytes are garbage fails with IMAGE_INVALID', async ()
   const e = await renderError({ content: [{ columns: [{ content: [{ image: junk }] }] }] });
   assert.equal(e.code, 'IMAGE_INVALID');
   assert.match(e.path ?? '', /^content\[0\]\.columns\[0\]\.content\[0\](\.image)?$/, `path ${e.path}`);
+});
+
+test('a PNG with a sound header but corrupt pixel data fails with IMAGE_INVALID (not a crash later, in paint)', async () => {
+  const png = encodePng(8, 8, (x, y) => [x * 30, y * 30, 0, 128]);
+  const idat = png.indexOf('IDAT');
+  png.fill(0x5a, idat + 4, idat + 4 + png.readUInt32BE(idat - 4)); // keep the length, scramble the zlib stream
+  const e = await renderError({ content: [{ text: 'logo' }, { image: `data:image/png;base64,${png.toString('base64')}` }] });
+  assert.equal(e.code, 'IMAGE_INVALID');
+  assert.match(e.message, /corrupt/);
+  assert.match(e.path ?? '', /^content\[1\](\.image)?$/, `path ${e.path}`);
 });
 
 test('a QR code renders as vector fills of its size', async () => {
