@@ -3,7 +3,7 @@
  * start-up with a message naming the variable.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -74,7 +74,12 @@ const envSchema = z.object({
     .string()
     .default('')
     .transform((s) => s.split(':').filter(Boolean).map((d) => resolve(d)))
-    .refine((dirs) => dirs.every((d) => existsSync(d)), 'every folder must exist'),
+    .superRefine((dirs, ctx) => {
+      for (const d of dirs) {
+        const stat = statSync(d, { throwIfNoEntry: false });
+        if (!stat?.isDirectory()) ctx.addIssue({ code: 'custom', message: stat ? `"${d}" is not a folder` : `folder "${d}" does not exist` });
+      }
+    }),
 });
 
 /**

@@ -99,15 +99,12 @@ export class JobRunner {
         completeJob(db, job, { url: stored.url, filename, expiresAt: stored.expiresAt });
       }
     } catch (e) {
-      if (e instanceof JobFailure) {
+      if (e instanceof JobFailure || e instanceof RenderFailure) {
         failJob(db, job, e.code, e.message);
-        this.deps.onResolved();
-        return;
+      } else {
+        log.error({ err: e, job: id }, 'job failed unexpectedly');
+        failJob(db, job, 'RENDER_ERROR', 'rendering failed');
       }
-      const code = e instanceof RenderFailure ? (e.code === 'RENDER_ERROR' ? 'RENDER_ERROR' : e.code) : 'RENDER_ERROR';
-      const message = e instanceof RenderFailure ? e.message : 'rendering failed';
-      if (!(e instanceof RenderFailure)) log.error({ err: e, job: id }, 'job failed unexpectedly');
-      failJob(db, job, code, message);
     }
     this.deps.onResolved();
   }

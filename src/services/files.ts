@@ -32,15 +32,25 @@ export class FileStore {
     mkdirSync(this.dir, { recursive: true });
   }
 
-  /** Store a PDF for `expiresIn` seconds and return its signed URL. `filename` includes ".pdf". */
+  /**
+   * Store a PDF for `expiresIn` seconds and return its signed URL. `filename` includes ".pdf".
+   * The row goes in first, so no file is ever on disk without a row for the sweeper to find; if
+   * the file cannot be written, the row (and any partial file) is removed again.
+   */
   save(teamId: string, filename: string, pdf: Buffer, expiresIn: number, now = new Date()): StoredFile {
     const id = randomBytes(16).toString('hex');
     const path = this.pathOf(id);
-    // Write then rename, so a crash never leaves a half-written file behind a valid URL.
-    writeFileSync(`${path}.tmp`, pdf);
-    renameSync(`${path}.tmp`, path);
     const expiresAt = Math.floor(now.getTime() / 1000) + expiresIn;
     this.db.insert(generatedFiles).values({ id, teamId, filename, bytes: pdf.length, createdAt: now.toISOString(), expiresAt }).run();
+    try {
+      // Write then rename, so a crash never leaves a half-written file behind a valid URL.
+      writeFileSync(`${path}.tmp`, pdf);
+      renameSync(`${path}.tmp`, path);
+    } catch (e) {
+      rmSync(`${path}.tmp`, { force: true });
+      this.db.delete(generatedFiles).where(eq(generatedFiles.id, id)).run();
+      throw e;
+    }
     return { url: this.signedUrl(id, filename, expiresAt), expiresAt };
   }
 

@@ -10,7 +10,7 @@ import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import type { CreatePdfBody } from '../schemas/pdf.ts';
 import { debitCredit, refundCredit } from './credits.ts';
 import type { FileStore } from './files.ts';
-import { requireS3Integration } from './integrations.ts';
+import { requireS3Integration, type S3IntegrationRow } from './integrations.ts';
 import { S3Failure, s3Location, type S3Storage } from './s3.ts';
 import { definitionFor, getTemplate } from './templates.ts';
 
@@ -39,14 +39,13 @@ export function s3UploadFailed(e: S3Failure, bucket: string, key: string): ApiEr
 
 /**
  * Everything that can refuse a request without costing a credit (§5, §7.1).
- * @returns the definition to render.
+ * @returns the definition to render, and the S3 integration to upload with when the request goes to S3 (else null).
  */
-export function checkRequest(db: Db, teamId: string, req: CreatePdfBody): string {
+export function checkRequest(db: Db, teamId: string, req: CreatePdfBody): { definition: string; integration: S3IntegrationRow | null } {
   const template = getTemplate(db, teamId, req.template_id);
   if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; use the image endpoint`);
   const definition = definitionFor(db, template, req.version);
-  if (wantsS3(req)) requireS3Integration(db, teamId);
-  return definition;
+  return { definition, integration: wantsS3(req) ? requireS3Integration(db, teamId) : null };
 }
 
 /**
@@ -68,9 +67,8 @@ async function renderOrRefund<T>(db: Db, teamId: string, work: () => Promise<T>,
 
 /** POST /v1/pdf/create. @throws ApiError per §7.1. */
 export async function generateSync(deps: GenerateDeps, teamId: string, req: CreatePdfBody): Promise<SyncResult> {
-  const definition = checkRequest(deps.db, teamId, req);
+  const { definition, integration } = checkRequest(deps.db, teamId, req);
   const filename = `${req.filename}.pdf`;
-  const integration = wantsS3(req) ? requireS3Integration(deps.db, teamId) : null;
   const loc = integration ? s3Location(integration, filename, { bucket: req.s3_bucket, prefix: req.s3_filepath }) : undefined;
   // The balance this call's debit left: "after this call" (§2.3), whatever runs concurrently.
   const balance = debitCredit(deps.db, teamId);

@@ -6,6 +6,7 @@
  * so a DNS answer that changes in between cannot reach a private network.
  */
 import { lookup, type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
 import { promisify } from 'node:util';
 import ipaddr from 'ipaddr.js';
 
@@ -50,22 +51,35 @@ export async function s3EndpointProblem(endpoint: string, allowPrivate: boolean)
   }
   if (allowPrivate) return null;
   const problem = await hostAddressProblem(u.hostname);
-  return problem && `${problem} (a self-hosted store on a private network needs PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS=true on the server)`;
+  return problem && `${problem} ${S3_PRIVATE_HINT}`;
+}
+
+/** What an S3 endpoint refused as private should say. */
+export const S3_PRIVATE_HINT = '(a self-hosted store on a private network needs PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS=true on the server)';
+
+const NOT_PUBLIC = 'must not point to a private, loopback or reserved address';
+
+/**
+ * Why `hostname` is an IP literal that is not public, or null (a public literal, or a host name).
+ * Node connects to an IP literal without calling `lookup`, so `publicOnlyLookup` never sees one:
+ * a client that relies on it must check literals with this.
+ */
+export function literalAddressProblem(hostname: string): string | null {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) !== 0 && !isPublicAddress(host) ? NOT_PUBLIC : null;
 }
 
 /** Why `hostname` (a name or an IP literal, IPv6 in brackets or not) is not public, or null. */
 async function hostAddressProblem(hostname: string): Promise<string | null> {
   const host = hostname.replace(/^\[|\]$/g, '');
-  if (ipaddr.isValid(host)) return isPublicAddress(host) ? null : 'must not point to a private, loopback or reserved address';
+  if (ipaddr.isValid(host)) return isPublicAddress(host) ? null : NOT_PUBLIC;
   let addresses: LookupAddress[];
   try {
     addresses = await lookupAll(host, { all: true });
   } catch {
     return `host "${host}" does not resolve`;
   }
-  if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {
-    return 'must not point to a private, loopback or reserved address';
-  }
+  if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) return NOT_PUBLIC;
   return null;
 }
 

@@ -4,10 +4,11 @@
  * the endpoint of an S3-compatible store (MinIO, R2, Ceph) when it has one.
  *
  * Each operation gets a fresh client and HTTP agent: the secret is decrypted for it alone, the
- * endpoint is checked again (a private address is refused unless PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS,
- * also on the address the socket really connects to, so a DNS answer that changed since the
- * integration was saved cannot reach a private network), and a time limit destroys the agent's
- * sockets. Failures become S3Failure with the store's message and never the secret.
+ * endpoint is checked again (a private address is refused unless PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS:
+ * an IP literal before connecting, a host name on every address the socket really connects to, so
+ * a DNS answer that changed since the integration was saved cannot reach a private network), and
+ * a time limit destroys the agent's sockets. Failures become S3Failure with the store's message
+ * and never the secret.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -15,7 +16,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import * as Minio from 'minio';
 import type { S3IntegrationRow } from './integrations.ts';
-import { publicOnlyLookup, s3EndpointProblem } from './network.ts';
+import { literalAddressProblem, publicOnlyLookup, S3_PRIVATE_HINT } from './network.ts';
 import type { SecretBox } from './secrets.ts';
 
 /** A storage operation failed; `message` is fit for an API response (no secret in it). */
@@ -83,7 +84,7 @@ export class S3Storage {
 
   /** PUT the PDF at `loc`. @throws S3Failure. */
   async upload(row: S3IntegrationRow, loc: S3Location, pdf: Buffer): Promise<void> {
-    const session = await this.open(row);
+    const session = this.open(row);
     try {
       await this.call(session, () => session.client.putObject(loc.bucket, loc.key, pdf, pdf.length, { 'Content-Type': 'application/pdf' }));
     } finally {
@@ -107,7 +108,7 @@ export class S3Storage {
     let started = performance.now();
     let session: Session;
     try {
-      session = await this.open(row);
+      session = this.open(row);
     } catch (e) {
       return fail('connect', started, e);
     }
@@ -145,21 +146,21 @@ export class S3Storage {
   }
 
   /** Decrypt the secret, check the endpoint, build a client on its own agent. @throws S3Failure. */
-  private async open(row: S3IntegrationRow): Promise<Session> {
+  private open(row: S3IntegrationRow): Session {
     let secret: string;
     try {
       secret = this.secrets.open(row.secretAccessKeyEnc);
     } catch {
       throw new S3Failure('the stored secret access key cannot be decrypted (was PLATEN_SECRET changed?); save the integration again with POST /v1/integrations/s3');
     }
-    const useSSL = row.endpoint === null || new URL(row.endpoint).protocol === 'https:';
+    const endpoint = row.endpoint !== null ? new URL(row.endpoint) : null;
+    // A host name is checked on every address the socket connects to (the agent's lookup); Node
+    // connects to an IP literal without a lookup, so a literal is checked here.
+    const problem = endpoint && !this.opts.allowPrivate ? literalAddressProblem(endpoint.hostname) : null;
+    if (problem) throw new S3Failure(`the endpoint ${row.endpoint} ${problem} ${S3_PRIVATE_HINT}`);
     const lookup = publicOnlyLookup(this.opts.allowPrivate, 'S3 endpoint') as unknown as LookupFunction;
-    const agent = useSSL ? new https.Agent({ keepAlive: false, lookup }) : new http.Agent({ keepAlive: false, lookup });
+    const agent = endpoint === null || endpoint.protocol === 'https:' ? new https.Agent({ keepAlive: false, lookup }) : new http.Agent({ keepAlive: false, lookup });
     try {
-      if (row.endpoint !== null) {
-        const problem = await s3EndpointProblem(row.endpoint, this.opts.allowPrivate);
-        if (problem) throw new S3Failure(`the endpoint ${row.endpoint} ${problem}`);
-      }
       return { client: newClient(row, secret, agent), secret, agent };
     } catch (e) {
       agent.destroy();
@@ -213,6 +214,7 @@ function failure(e: unknown, secret: string): S3Failure {
   const code = typeof err?.code === 'string' && err.code !== '' ? err.code : '';
   let message = typeof err?.message === 'string' && err.message !== '' ? err.message : 'the store refused the request without saying why';
   if (code && !message.includes(code)) message = `${code}: ${message}`;
+  if (code === 'EPRIVATE') message = `${message} ${S3_PRIVATE_HINT}`;
   return new S3Failure(scrub(message, secret));
 }
 

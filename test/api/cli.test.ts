@@ -9,7 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { teams, templates } from '../../db/schema.ts';
+import { openDatabase } from '../../db/open.ts';
+import { apiKeys, creditTransactions, teams, templates } from '../../db/schema.ts';
+import { createTeam } from '../../src/services/teams.ts';
 import { balance, cliJson, expectError, freePort, ROOT, runCli, startUrlServer } from '../helpers/api.ts';
 import { readPdf } from '../helpers/pdf.ts';
 
@@ -44,6 +46,20 @@ describe('teams, keys, credits', () => {
     assert.match(String(out.api_key), /^pk_[A-Za-z0-9_-]{30,}$/);
     teamId = String(out.team_id);
     firstKey = String(out.api_key);
+  });
+
+  test('createTeam (CLI, seed) is one transaction: when a step fails, no team, key or ledger row is left', () => {
+    const db = openDatabase(join(tempDir(), 'platen.db'));
+    try {
+      const count = (table: typeof teams | typeof apiKeys | typeof creditTransactions) => db.select({ n: sql<number>`count(*)` }).from(table).get()!.n;
+      // The grant refuses a fractional amount after the team row is written.
+      assert.throws(() => createTeam(db, 'Half', 1.5), /whole number/);
+      assert.deepEqual([count(teams), count(apiKeys), count(creditTransactions)], [0, 0, 0]);
+      createTeam(db, 'Whole', 2);
+      assert.deepEqual([count(teams), count(apiKeys), count(creditTransactions)], [1, 1, 1]);
+    } finally {
+      db.$client.close();
+    }
   });
 
   test('keys create --team ID --json -> {api_key}, a different key', async () => {
@@ -118,6 +134,7 @@ describe('configuration errors', () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ PLATEN_RATE_LIMIT: '0' }, /PLATEN_RATE_LIMIT/],
       [{ PLATEN_SECRET: 'short' }, /PLATEN_SECRET/],
+      [{ PLATEN_FONT_DIRS: `${ROOT}fonts:/no/such/fonts` }, /PLATEN_FONT_DIRS: folder "\/no\/such\/fonts" does not exist/],
     ];
     const results = await Promise.all(cases.map(([env]) => runCli(['serve'], { PLATEN_DATA_DIR: tempDir(), PORT: '0', ...env }, { launcher: 'node' })));
     results.forEach((r, i) => {

@@ -1,14 +1,16 @@
 /**
  * POST /v1/pdf/create through a real server (spec §2.1, §2.3, §4.1, §7.1, §8; DESIGN §4): every
  * field bound on both sides, every error status, URL and binary export, signed URLs and their
- * tampering, credits under concurrency, the file sweeper.
+ * tampering, credits under concurrency, file storage that leaves no orphan, the file sweeper.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { generatedFiles } from '../../db/schema.ts';
+import { FileStore } from '../../src/services/files.ts';
 import { createApiKey, revokeApiKeys } from '../../src/services/keys.ts';
 import { balance, expectError, expectValidationError, ledger, startUrlServer } from '../helpers/api.ts';
 import { readPdf } from '../helpers/pdf.ts';
@@ -429,6 +431,33 @@ describe('credits under concurrency', () => {
     assert.equal(rows.filter((r) => r.reason === 'refund').length, 0);
     assert.ok(rows.every((r) => r.balanceAfter >= 0), 'the balance never went below 0');
     assert.equal(rows.reduce((sum, r) => sum + r.delta, 0), 0, 'the ledger sums to the balance');
+  });
+});
+
+describe('files.save: nothing lost or orphaned', () => {
+  const PDF = Buffer.from('%PDF-1.7 test\n');
+  const rowsOf = (teamId: string) => s.server.services.db.select().from(generatedFiles).where(eq(generatedFiles.teamId, teamId)).all();
+
+  test('a row that cannot be written (its team is gone) leaves no file on disk', () => {
+    const dir = join(s.dataDir, 'files');
+    const before = readdirSync(dir).sort();
+    assert.throws(() => s.server.services.files.save('no-such-team', 'orphan.pdf', PDF, 60), /FOREIGN KEY/);
+    assert.deepEqual(readdirSync(dir).sort(), before, 'no file (or .tmp) was left behind');
+  });
+
+  test('a file that cannot be written leaves no row', () => {
+    const t = s.team(1);
+    const dataDir = mkdtempSync(join(tmpdir(), 'platen-files-'));
+    try {
+      const store = new FileStore(s.server.services.db, dataDir, { cdnUrl: 'http://localhost/cdn' }, 'k'.repeat(40));
+      assert.ok(store.save(t.teamId, 'ok.pdf', PDF, 60).url);
+      assert.equal(rowsOf(t.teamId).length, 1);
+      rmSync(join(dataDir, 'files'), { recursive: true });
+      assert.throws(() => store.save(t.teamId, 'lost.pdf', PDF, 60), /ENOENT/);
+      assert.deepEqual(rowsOf(t.teamId).map((r) => r.filename), ['ok.pdf'], 'no row for the file that was not written');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -418,19 +418,23 @@ describe('isolation and private endpoints', () => {
         assert.match(body.detail, /private|loopback/);
         assert.match(body.detail, /PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS/);
       }
-      // One saved while the flag was on: it is refused at use, before any connection.
+      // One saved while the flag was on is refused at use: an IP literal before connecting, a host
+      // name on the address the socket would connect to.
       const db = strict.server.services.db;
-      saveS3Integration(db, strict.server.services.secrets, teamId, { bucket: BUCKET, region: 'us-east-1', access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey, endpoint: s3.endpoint, default_prefix: 'strict/' });
       const tpl = strict.template(teamId, TINY);
-      const res = await strict.api('POST', '/v1/pdf/create', apiKey, { template_id: tpl, data: {}, store_s3: true, filename: 'blocked' });
-      const body = await expectError(res, 502, 'S3_UPLOAD_FAILED');
-      assert.match(body.detail, /private/);
-      assert.equal(balance(db, teamId), 3);
-      assert.equal(await s3.read(BUCKET, 'strict/blocked.pdf'), null, 'nothing reached the store');
-      const probe = (await (await strict.api('POST', '/v1/integrations/s3/test', apiKey)).json()) as { ok: boolean; step: string; error: string };
-      assert.equal(probe.ok, false);
-      assert.equal(probe.step, 'connect');
-      assert.match(probe.error, /private/);
+      for (const endpoint of [s3.endpoint, `http://localhost:${s3.port}`]) {
+        saveS3Integration(db, strict.server.services.secrets, teamId, { bucket: BUCKET, region: 'us-east-1', access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey, endpoint, default_prefix: 'strict/' });
+        const res = await strict.api('POST', '/v1/pdf/create', apiKey, { template_id: tpl, data: {}, store_s3: true, filename: 'blocked' });
+        const body = await expectError(res, 502, 'S3_UPLOAD_FAILED');
+        assert.match(body.detail, /private/, endpoint);
+        assert.match(body.detail, /PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS/, endpoint);
+        assert.equal(balance(db, teamId), 3);
+        assert.equal(await s3.read(BUCKET, 'strict/blocked.pdf'), null, `nothing reached the store (${endpoint})`);
+        const probe = (await (await strict.api('POST', '/v1/integrations/s3/test', apiKey)).json()) as { ok: boolean; step: string; error: string };
+        assert.equal(probe.ok, false);
+        assert.equal(probe.step, 'connect');
+        assert.match(probe.error, /private/, endpoint);
+      }
     } finally {
       await strict.close();
     }

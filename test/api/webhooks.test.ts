@@ -360,6 +360,10 @@ describe('webhook targets', () => {
       assert.equal(body.code, 'VALIDATION_ERROR', webhook_url);
       assert.ok(body.errors?.some((e) => e.path === 'webhook_url'), `${webhook_url}: ${JSON.stringify(body)}`);
     }
+    // The template is checked before the webhook URL (whose check may need a DNS lookup).
+    const unknown = await strict.api('POST', '/v1/pdf/create-async', apiKey, { template_id: 'nosuchtempla', data: {}, webhook_url: 'https://localhost/x' });
+    assert.equal(unknown.status, 404);
+    assert.equal(((await unknown.json()) as { code: string }).code, 'TEMPLATE_NOT_FOUND');
     assert.equal(jobCount(strict, teamId), 0, 'no job created');
     assert.equal(balance(strict, teamId), 10, 'no credit taken');
     assert.deepEqual(ledger(strict, teamId).filter((r) => r.reason !== 'grant'), [], 'nothing on the ledger but the grant');
