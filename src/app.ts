@@ -30,6 +30,8 @@ export interface AppEnv {
   Variables: {
     teamId: string;
     keyId: string;
+    /** Milliseconds a synchronous generation spent in the render pool, for the request log. */
+    renderMs?: number;
   };
 }
 

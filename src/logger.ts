@@ -28,11 +28,21 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
   return pino(options, destination);
 }
 
-/** One log line per request: method, path (no query: signed URLs carry signatures), status, ms, team. */
+const hundredths = (ms: number) => Math.round(ms * 100) / 100;
+
+/**
+ * One log line per request: method, path (no query: signed URLs carry signatures), status, team,
+ * `ms` (the whole request, to 0.01 ms) and, for a synchronous generation, `render_ms`: the time
+ * spent in the render pool (waiting for a thread, the handoff both ways and the render itself).
+ */
 export function requestLog(log: Logger) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const start = performance.now();
     await next();
-    log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - start), team: c.get('teamId') }, 'request');
+    const renderMs = c.get('renderMs');
+    log.info(
+      { method: c.req.method, path: c.req.path, status: c.res.status, ms: hundredths(performance.now() - start), ...(renderMs === undefined ? {} : { render_ms: hundredths(renderMs) }), team: c.get('teamId') },
+      'request',
+    );
   });
 }

@@ -47,14 +47,18 @@ export class RenderPool {
 
   /**
    * Render `definition` with `data` on a worker thread.
+   * @returns the PDF, its page count, the engine's warnings and `ms`: the time from this call to the
+   * result (waiting for a thread, the handoff both ways and the render), in milliseconds.
    * @throws RenderFailure when the engine refuses or fails.
    */
-  async render(definitionJson: string, data: unknown, options: { now?: Date; pdfVariant?: PdfVariant } = {}): Promise<{ pdf: Buffer; pages: number; warnings: string[] }> {
+  async render(definitionJson: string, data: unknown, options: { now?: Date; pdfVariant?: PdfVariant } = {}): Promise<{ pdf: Buffer; pages: number; warnings: string[]; ms: number }> {
     const task: RenderTask = { definitionJson, data, now: (options.now ?? new Date()).getTime(), pdfVariant: options.pdfVariant };
+    const start = performance.now();
     const out = (await this.pool.run(task)) as RenderOutcome | undefined;
+    const ms = performance.now() - start;
     if (typeof out?.ok !== 'boolean') throw new RenderFailure('RENDER_ERROR', 'the render thread returned no result');
     if (!out.ok) throw new RenderFailure(out.code, out.message, out.path);
-    return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), pages: out.pages, warnings: out.warnings };
+    return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), pages: out.pages, warnings: out.warnings, ms };
   }
 
   /** Threads in the pool. */

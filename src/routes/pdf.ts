@@ -39,6 +39,7 @@ export function pdfRoutes(s: Services): OpenAPIHono<AppEnv> {
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
     const result = await generateSync(s, c.get('teamId'), body);
+    c.set('renderMs', result.renderMs);
     if (result.kind === 'binary') {
       return c.body(new Uint8Array(result.pdf.buffer as ArrayBuffer, result.pdf.byteOffset, result.pdf.byteLength), 200, {
         'Content-Type': 'application/pdf',

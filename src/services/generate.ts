@@ -22,10 +22,12 @@ export interface GenerateDeps {
   log: Logger;
 }
 
-export type SyncResult =
+/** What a synchronous generation gives back; `renderMs`: its time in the render pool (for the request log). */
+export type SyncResult = (
   | { kind: 'binary'; pdf: Buffer; creditsRemaining: number }
   | { kind: 'url'; url: string; filename: string; creditsRemaining: number; expiresIn: number }
-  | { kind: 's3'; bucket: string; key: string; filename: string; creditsRemaining: number };
+  | { kind: 's3'; bucket: string; key: string; filename: string; creditsRemaining: number }
+) & { renderMs: number };
 
 /** Whether the request goes to S3: store_s3, except with binary export, which ignores S3 options (§2.3). */
 export function wantsS3(req: Pick<CreatePdfBody, 'store_s3' | 'export_type'>): boolean {
@@ -76,15 +78,15 @@ export async function generateSync(deps: GenerateDeps, teamId: string, req: Crea
     deps.db,
     teamId,
     async (): Promise<SyncResult> => {
-      const { pdf, warnings } = await deps.pool.render(definition, req.data, { pdfVariant: req.pdf_variant });
+      const { pdf, warnings, ms: renderMs } = await deps.pool.render(definition, req.data, { pdfVariant: req.pdf_variant });
       if (warnings.length > 0) deps.log.warn({ template: req.template_id, warnings }, 'rendered with warnings');
-      if (req.export_type === 'binary') return { kind: 'binary', pdf, creditsRemaining: balance };
+      if (req.export_type === 'binary') return { kind: 'binary', pdf, creditsRemaining: balance, renderMs };
       if (integration && loc) {
         await deps.s3.upload(integration, loc, pdf);
-        return { kind: 's3', bucket: loc.bucket, key: loc.key, filename, creditsRemaining: balance };
+        return { kind: 's3', bucket: loc.bucket, key: loc.key, filename, creditsRemaining: balance, renderMs };
       }
       const stored = deps.files.save(teamId, filename, pdf, req.expiration);
-      return { kind: 'url', url: stored.url, filename, creditsRemaining: balance, expiresIn: req.expiration };
+      return { kind: 'url', url: stored.url, filename, creditsRemaining: balance, expiresIn: req.expiration, renderMs };
     },
     loc,
   );
