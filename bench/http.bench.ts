@@ -78,6 +78,30 @@ function cpuPerRequest(pid: number, before: Map<number, number>, after: Map<numb
   const rest = others.slice(threads).reduce((a, b) => a + b, 0);
   return { mainMs: round(main / requests), renderMs: round(render / requests), helpersMs: round(rest / requests), clientMs: round((client.user + client.system) / 1000 / requests) };
 }
+/** The value at quantile `q` (0..1) of `values`, nearest rank. */
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+}
+
+/**
+ * The server's own view of a run, from its request log (`ms` and `render_ms` of each POST
+ * /v1/pdf/create logged between `from` and `to`, epoch ms): p50/p99 of the whole request and of its
+ * time in the render pool (waiting for a thread, the handoff both ways, the render), in ms.
+ */
+function serverView(logFile: string, from: number, to: number) {
+  const total: number[] = [];
+  const pool: number[] = [];
+  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+    if (!line.includes('"msg":"request"')) continue;
+    const entry = JSON.parse(line) as { time: number; path: string; ms: number; render_ms?: number };
+    if (entry.path !== '/v1/pdf/create' || entry.time < from || entry.time > to || entry.render_ms === undefined) continue;
+    total.push(entry.ms);
+    pool.push(entry.render_ms);
+  }
+  return { requests: total.length, p50Ms: quantile(total, 0.5), p99Ms: quantile(total, 0.99), renderPoolP50Ms: quantile(pool, 0.5), renderPoolP99Ms: quantile(pool, 0.99) };
+}
+
 /**
  * The engine bench's invoice figure (`bench/engine.bench.ts --invoice-only`: tinybench, single
  * thread, a fresh process), measured just before each HTTP run while the server idles, so both see
@@ -131,9 +155,11 @@ try {
   const rows = [];
   for (const connections of CONNECTIONS) {
     const engine = engineInvoice();
-    const [threadsBefore, machineBefore, clientBefore] = [threadCpu(server.pid!), machineCpu(), process.cpuUsage()];
+    const [threadsBefore, machineBefore, clientBefore, from] = [threadCpu(server.pid!), machineCpu(), process.cpuUsage(), Date.now()];
     const r = await run(connections, seconds);
-    const [threadsAfter, machineAfter, client] = [threadCpu(server.pid!), machineCpu(), process.cpuUsage(clientBefore)];
+    const [threadsAfter, machineAfter, client, to] = [threadCpu(server.pid!), machineCpu(), process.cpuUsage(clientBefore), Date.now()];
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the server writes its log at least every 200 ms
+    const inServer = serverView(logFile, from, to);
     if (r.non2xx || r.errors || r.timeouts) throw new Error(`${connections} connections: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
     const cpu = cpuPerRequest(server.pid!, threadsBefore, threadsAfter, client, r.requests.total);
     // Cores busy on the whole machine during the run, and how many of them this bench (server + client) used.
@@ -147,12 +173,14 @@ try {
       p50Ms: r.latency.p50,
       p99Ms: r.latency.p99,
       meanMs: round(r.latency.mean),
+      server: inServer,
       cpuMsPerRequest: cpu,
       machineCoresBusy: machineCores,
       benchCoresBusy: benchCores,
     });
     console.log(
       `${String(connections).padStart(3)} connections (engine just before: ${engine.docsPerSecond} docs/s, ${engine.meanMs} ms): ${round(r.requests.total / r.duration)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms; ` +
+        `in the server (its log, ${inServer.requests} requests): p50 ${inServer.p50Ms} ms, p99 ${inServer.p99Ms} ms, of which in the render pool p50 ${inServer.renderPoolP50Ms} ms, p99 ${inServer.renderPoolP99Ms} ms; ` +
         `CPU ms/request: main ${cpu.mainMs}, render ${cpu.renderMs}, GC/other threads ${cpu.helpersMs}, client ${cpu.clientMs}; ` +
         `cores busy: ${machineCores ?? '?'} on the machine, ${benchCores} by this bench`,
     );
