@@ -82,8 +82,3 @@ function codePointsOf(face: FontFace, glyph: Glyph, sameIndexChar: number | unde
   if (strings.length === 0) return [];
   return [...strings[0]].map((c) => c.codePointAt(0)!);
 }
-
-/** Width of `text` in points at `size`. */
-export function measureWidth(face: FontFace, text: string, size: number, features?: readonly string[]): number {
-  return (shape(face, text, features).width / face.unitsPerEm) * size;
-}

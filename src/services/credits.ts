@@ -68,10 +68,6 @@ export function grantCredits(db: Db, teamId: string, amount: number): number {
   return balance;
 }
 
-export function balanceOf(db: Db, teamId: string): number {
-  return db.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId)).get()?.credits ?? 0;
-}
-
 /** A page of the team's ledger, newest first. */
 export function listTransactions(db: Db, teamId: string, limit: number, offset: number) {
   const rows = db
