@@ -5,7 +5,10 @@
  * from this process at 1, 4, 16 and 64 connections (10 s each after a 3 s warm-up), then the async
  * bench (bench/async.bench.ts, 1,000 jobs). Prints a table with the goals of issue 7 and merges
  * everything into bench/results.json as `http` (and `async`).
- *   npm run bench:http [-- --seconds 10] [-- --binary] [-- --no-async] [-- --connections 1,16] [-- --threads 1]
+ * With --varied every request carries different invoice data (bench/varied-invoice.ts), as a
+ * service sees it, and the goals use the engine bench's varied-data figure; results go to
+ * `httpVaried`.
+ *   npm run bench:http [-- --seconds 10] [-- --binary] [-- --no-async] [-- --connections 1,16] [-- --threads 1] [-- --varied]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +17,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { variedInvoiceData } from './varied-invoice.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const argValue = (name: string, fallback: number) => {
@@ -23,6 +27,7 @@ const argValue = (name: string, fallback: number) => {
 const seconds = argValue('--seconds', 10);
 const useBinary = process.argv.includes('--binary');
 const runAsync = !process.argv.includes('--no-async');
+const varied = process.argv.includes('--varied');
 const connectionsArg = process.argv.indexOf('--connections');
 const CONNECTIONS = connectionsArg > 0 ? process.argv[connectionsArg + 1]!.split(',').map(Number) : [1, 4, 16, 64];
 // Render threads: the server's default (one per core), or --threads N (cores - 1 leaves the main
@@ -109,7 +114,8 @@ function serverView(logFile: string, from: number, to: number) {
  * would otherwise decide the goals.
  */
 function engineInvoice(): { docsPerSecond: number; meanMs: number } {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'bench/engine.bench.ts'), '--invoice-only'], { cwd: root, encoding: 'utf8' });
+  const args = ['--import', 'tsx', join(root, 'bench/engine.bench.ts'), '--invoice-only', ...(varied ? ['--varied'] : [])];
+  const out = execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 
@@ -149,7 +155,11 @@ try {
     headers: { 'x-api-key': seeded.apiKey, 'content-type': 'application/json' },
     body: JSON.stringify({ template_id: seeded.invoice, export_type: 'binary', data }),
   };
-  const run = (connections: number, duration: number) => autocannon({ ...request, connections, duration });
+  // --varied: a new body for every request (autocannon calls setupRequest before each one).
+  let serial = 0;
+  const variedBody = (req: { body?: string }) => ({ ...req, body: JSON.stringify({ template_id: seeded!.invoice, export_type: 'binary', data: variedInvoiceData(data, ++serial) }) });
+  const run = (connections: number, duration: number) =>
+    autocannon({ ...request, connections, duration, ...(varied ? { requests: [{ setupRequest: variedBody }] } : {}) } as autocannon.Options);
 
   await run(4, 3); // warm-up: worker threads load the engine and fonts, code gets compiled
   const rows = [];
@@ -204,10 +214,12 @@ try {
     `goal: at 16 connections >= 0.8 x ${at16.engineJustBefore.docsPerSecond} docs/s x ${threads} threads = ${goals.throughput.target} req/s: ${goals.throughput.measured} req/s, ${goals.throughput.met ? 'met' : 'NOT met'}`,
   );
   console.log(`goal: p99 at 1 connection < 3 x ${at1.engineJustBefore.meanMs} ms = ${goals.latency.target} ms: ${goals.latency.measured} ms, ${goals.latency.met ? 'met' : 'NOT met'}`);
-  results[threads === os.availableParallelism() ? 'http' : `httpThreads${threads}`] = {
+  const key = `http${varied ? 'Varied' : ''}${threads === os.availableParallelism() ? '' : `Threads${threads}`}`;
+  results[key] = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.arch()}` },
     server: useBinary ? 'dist/platen' : 'tsx src/cli.ts',
+    data: varied ? 'different for every request (bench/varied-invoice.ts)' : 'examples/invoice/data.json for every request',
     threads,
     secondsPerRun: seconds,
     invoice: rows,
@@ -215,7 +227,7 @@ try {
     goals,
   };
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`wrote bench/results.json (${threads === os.availableParallelism() ? 'http' : `httpThreads${threads}`})`);
+  console.log(`wrote bench/results.json (${key})`);
 } finally {
   if (server.exitCode === null) {
     server.kill('SIGTERM');
