@@ -7,7 +7,7 @@
  * everything into bench/results.json as `http` (and `async`).
  * With --varied every request carries different invoice data (bench/varied-invoice.ts), as a
  * service sees it, and the goals use the engine bench's varied-data figure; results go to
- * `httpVaried`.
+ * `httpVaried`; with --binary in `httpBinary`.
  *   npm run bench:http [-- --seconds 10] [-- --binary] [-- --no-async] [-- --connections 1,16] [-- --threads 1] [-- --varied]
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -214,7 +214,7 @@ try {
     `goal: at 16 connections >= 0.8 x ${at16.engineJustBefore.docsPerSecond} docs/s x ${threads} threads = ${goals.throughput.target} req/s: ${goals.throughput.measured} req/s, ${goals.throughput.met ? 'met' : 'NOT met'}`,
   );
   console.log(`goal: p99 at 1 connection < 3 x ${at1.engineJustBefore.meanMs} ms = ${goals.latency.target} ms: ${goals.latency.measured} ms, ${goals.latency.met ? 'met' : 'NOT met'}`);
-  const key = `http${varied ? 'Varied' : ''}${threads === os.availableParallelism() ? '' : `Threads${threads}`}`;
+  const key = `http${useBinary ? 'Binary' : ''}${varied ? 'Varied' : ''}${threads === os.availableParallelism() ? '' : `Threads${threads}`}`;
   results[key] = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.arch()}` },
