@@ -6,9 +6,16 @@
  */
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÜabcdefghijklmnopqrstuvwxyzäöüßéèáàçñ';
 
-/** The invoice data `base` (examples/invoice/data.json) changed by `serial` (1, 2, 3, ...). */
+/**
+ * The invoice data `base` (examples/invoice/data.json) changed by `serial` (1, 2, 3, ...). Words
+ * are built from the three base-65 digits of `serial`, so no two serials below 274,625 share a
+ * word and no string comes back from the engine's shaping cache.
+ */
 export function variedInvoiceData(base: unknown, serial: number): Record<string, unknown> {
-  const word = (n: number) => Array.from({ length: n }, (_, i) => LETTERS[(serial * 7 + i * 13 + n) % LETTERS.length]).join('');
+  const n65 = LETTERS.length;
+  const digits = [serial % n65, Math.floor(serial / n65) % n65, Math.floor(serial / n65 ** 2) % n65];
+  // Letter i of a word of length n: digit i mod 3, shifted by i and n (n >= 5: every digit shows).
+  const word = (n: number) => Array.from({ length: n }, (_, i) => LETTERS[(digits[i % 3]! + i * 13 + n) % n65]).join('');
   const data = structuredClone(base) as Record<string, any>;
   data.number = `INV-${100000 + serial}`;
   data.buyer = { ...data.buyer, name: `${word(8)} ${word(6)} GmbH`, contact: word(10), street: `${word(9)}straße ${serial % 200}` };

@@ -76,8 +76,14 @@ const envSchema = z.object({
     .transform((s) => s.split(':').filter(Boolean).map((d) => resolve(d)))
     .superRefine((dirs, ctx) => {
       for (const d of dirs) {
-        const stat = statSync(d, { throwIfNoEntry: false });
-        if (!stat?.isDirectory()) ctx.addIssue({ code: 'custom', message: stat ? `"${d}" is not a folder` : `folder "${d}" does not exist` });
+        let problem: string | null;
+        try {
+          const stat = statSync(d, { throwIfNoEntry: false });
+          problem = !stat ? `folder "${d}" does not exist` : stat.isDirectory() ? null : `"${d}" is not a folder`;
+        } catch (e) {
+          problem = `folder "${d}" cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+        }
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
       }
     }),
 });

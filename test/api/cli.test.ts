@@ -135,11 +135,14 @@ describe('configuration errors', () => {
       [{ PLATEN_RATE_LIMIT: '0' }, /PLATEN_RATE_LIMIT/],
       [{ PLATEN_SECRET: 'short' }, /PLATEN_SECRET/],
       [{ PLATEN_FONT_DIRS: `${ROOT}fonts:/no/such/fonts` }, /PLATEN_FONT_DIRS: folder "\/no\/such\/fonts" does not exist/],
+      // A path through a file: stat fails with ENOTDIR, which must still be a message, not a crash.
+      [{ PLATEN_FONT_DIRS: `${ROOT}package.json/fonts` }, /PLATEN_FONT_DIRS: folder ".*package\.json\/fonts" cannot be read \(ENOTDIR\)/],
     ];
     const results = await Promise.all(cases.map(([env]) => runCli(['serve'], { PLATEN_DATA_DIR: tempDir(), PORT: '0', ...env }, { launcher: 'node' })));
     results.forEach((r, i) => {
       assert.equal(r.status, 1, `${JSON.stringify(cases[i][0])}: ${r.stdout} ${r.stderr}`);
       assert.match(r.stderr, cases[i][1]);
+      assert.doesNotMatch(r.stderr, /^\s+at /m, `${JSON.stringify(cases[i][0])}: a message, not a stack trace`);
     });
   });
 });

@@ -422,7 +422,7 @@ describe('isolation and private endpoints', () => {
       // name on the address the socket would connect to.
       const db = strict.server.services.db;
       const tpl = strict.template(teamId, TINY);
-      for (const endpoint of [s3.endpoint, `http://localhost:${s3.port}`]) {
+      for (const endpoint of [s3.endpoint, `http://localhost:${s3.port}`, `http://[::1]:${s3.port}`]) {
         saveS3Integration(db, strict.server.services.secrets, teamId, { bucket: BUCKET, region: 'us-east-1', access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey, endpoint, default_prefix: 'strict/' });
         const res = await strict.api('POST', '/v1/pdf/create', apiKey, { template_id: tpl, data: {}, store_s3: true, filename: 'blocked' });
         const body = await expectError(res, 502, 'S3_UPLOAD_FAILED');
