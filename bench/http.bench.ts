@@ -98,7 +98,7 @@ function serverView(logFile: string, from: number, to: number) {
   const total: number[] = [];
   const pool: number[] = [];
   for (const line of readFileSync(logFile, 'utf8').split('\n')) {
-    if (!line.includes('"msg":"request"')) continue;
+    if (!line.includes('"msg":"request"') || !line.endsWith('}')) continue; // a line still being written
     const entry = JSON.parse(line) as { time: number; path: string; ms: number; render_ms?: number };
     if (entry.path !== '/v1/pdf/create' || entry.time < from || entry.time > to || entry.render_ms === undefined) continue;
     total.push(entry.ms);

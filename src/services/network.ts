@@ -25,12 +25,8 @@ export function isPublicAddress(ip: string): boolean {
  * Resolves the host name: every address it resolves to must be public.
  */
 export async function webhookUrlProblem(url: string, allowPrivate: boolean): Promise<string | null> {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return 'must be an absolute URL';
-  }
+  const u = absoluteUrl(url);
+  if (!u) return 'must be an absolute URL';
   if (u.username || u.password) return 'must not contain credentials';
   if (allowPrivate) return u.protocol === 'https:' || u.protocol === 'http:' ? null : 'must be an http(s) URL';
   if (u.protocol !== 'https:') return 'must be an https URL';
@@ -43,12 +39,8 @@ export async function webhookUrlProblem(url: string, allowPrivate: boolean): Pro
  * the host name: every address it resolves to must be public, unless private ones are allowed.
  */
 export async function s3EndpointProblem(endpoint: string, allowPrivate: boolean): Promise<string | null> {
-  let u: URL;
-  try {
-    u = new URL(endpoint);
-  } catch {
-    return 'must be an absolute URL';
-  }
+  const u = absoluteUrl(endpoint);
+  if (!u) return 'must be an absolute URL';
   if (allowPrivate) return null;
   const problem = await hostAddressProblem(u.hostname);
   return problem && `${problem} ${S3_PRIVATE_HINT}`;
@@ -59,20 +51,31 @@ export const S3_PRIVATE_HINT = '(a self-hosted store on a private network needs 
 
 const NOT_PUBLIC = 'must not point to a private, loopback or reserved address';
 
+function absoluteUrl(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
+/** A URL's hostname without the brackets of an IPv6 literal. */
+const unbracketed = (hostname: string) => hostname.replace(/^\[|\]$/g, '');
+
 /**
  * Why `hostname` is an IP literal that is not public, or null (a public literal, or a host name).
  * Node connects to an IP literal without calling `lookup`, so `publicOnlyLookup` never sees one:
  * a client that relies on it must check literals with this.
  */
 export function literalAddressProblem(hostname: string): string | null {
-  const host = hostname.replace(/^\[|\]$/g, '');
+  const host = unbracketed(hostname);
   return isIP(host) !== 0 && !isPublicAddress(host) ? NOT_PUBLIC : null;
 }
 
 /** Why `hostname` (a name or an IP literal, IPv6 in brackets or not) is not public, or null. */
 async function hostAddressProblem(hostname: string): Promise<string | null> {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  if (ipaddr.isValid(host)) return isPublicAddress(host) ? null : NOT_PUBLIC;
+  const host = unbracketed(hostname);
+  if (isIP(host) !== 0) return literalAddressProblem(host);
   let addresses: LookupAddress[];
   try {
     addresses = await lookupAll(host, { all: true });
