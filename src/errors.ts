@@ -7,11 +7,56 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 
+/**
+ * Every `code` an HTTP error response can carry, with its status. docs/api.md has the same table
+ * (a test keeps the two in step): add a code here and there together.
+ */
+export const API_ERROR_CODES = {
+  VALIDATION_ERROR: 400,
+  BAD_REQUEST: 400,
+  S3_INTEGRATION_MISSING: 400,
+  UNAUTHORIZED: 401,
+  INSUFFICIENT_CREDITS: 402,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  TEMPLATE_NOT_FOUND: 404,
+  TEMPLATE_VERSION_NOT_FOUND: 404,
+  JOB_NOT_FOUND: 404,
+  INTEGRATION_NOT_FOUND: 404,
+  TAG_EXISTS: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMIT_EXCEEDED: 429,
+  INTERNAL_ERROR: 500,
+  S3_UPLOAD_FAILED: 502,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+/** A code of {@link API_ERROR_CODES}. */
+export type ApiErrorCode = keyof typeof API_ERROR_CODES;
+
+/**
+ * Codes of a failed render or job: `render_error.code` of a 500 answer, a job's `error_code` and a
+ * pdf.failed webhook's `error.code`. The engine's own codes plus those of the service around it.
+ * docs/api.md lists them in one table (kept in step by a test).
+ */
+export const JOB_ERROR_CODES = [
+  'TEMPLATE_INVALID',
+  'DATA_INVALID',
+  'LIMIT_EXCEEDED',
+  'IMAGE_INVALID',
+  'BARCODE_INVALID',
+  'FONT_NOT_FOUND',
+  'PDFA_CONFLICT',
+  'RENDER_ERROR',
+  'S3_INTEGRATION_MISSING',
+  'S3_UPLOAD_FAILED',
+] as const;
+
 /** An error the API answers with `status` and the JSON body `{code, detail, ...extra}`. */
 export class ApiError extends Error {
   constructor(
     readonly status: ContentfulStatusCode,
-    readonly code: string,
+    readonly code: ApiErrorCode,
     readonly detail: string,
     readonly extra: Record<string, unknown> = {},
   ) {
@@ -46,7 +91,8 @@ export function errorHandler(log: (err: unknown) => void) {
     if (err instanceof ApiError) return c.json({ code: err.code, detail: err.detail, ...err.extra }, err.status);
     if (err instanceof HTTPException) {
       if (err.status === 413) return c.json({ code: 'PAYLOAD_TOO_LARGE', detail: 'the request body is larger than the limit' }, 413);
-      return c.json({ code: err.status === 400 ? 'BAD_REQUEST' : 'ERROR', detail: err.message || 'request failed' }, err.status);
+      if (err.status === 415) return c.json({ code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'the request body must be JSON: send the header content-type: application/json' }, 415);
+      return c.json({ code: 'BAD_REQUEST', detail: err.message || 'bad request' }, 400);
     }
     log(err);
     return c.json({ code: 'INTERNAL_ERROR', detail: 'internal error' }, 500);
