@@ -1,19 +1,14 @@
 /**
- * The `platen` command line (DESIGN §3).
- *   serve                                                  the HTTP service
- *   render TEMPLATE.json [DATA.json] -o OUT.pdf [--json]   render without server or database
- *   teams create --name NAME --credits N [--json]          a team and its first API key
- *   keys create --team TEAM_ID [--json]                    another key for a team
- *   keys revoke KEY_PREFIX [--json]                        revoke keys by their display prefix
- *   credits add --team TEAM_ID --amount N [--json]         grant credits
+ * The `platen` command line (DESIGN §3); USAGE below lists every command and option.
  * With --json a command prints exactly one JSON object on stdout; errors go to stderr, exit 1.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BUNDLED_FONT_DIR, FontLibrary, PDF_VARIANTS, renderPdf, RenderError, type PdfVariant } from '../engine/index.ts';
 import { openDatabase, type Db } from '../db/open.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { writeDemoRequest } from './seed.ts';
 import { startServer } from './server.ts';
 import { grantCredits } from './services/credits.ts';
 import { createApiKey, revokeApiKeys } from './services/keys.ts';
@@ -42,7 +37,7 @@ async function render(args: string[]): Promise<void> {
     options: { output: { type: 'string', short: 'o' }, json: { type: 'boolean' }, 'pdf-variant': { type: 'string' }, 'font-dir': { type: 'string', multiple: true } },
   });
   const [templatePath, dataPath] = positionals;
-  if (!templatePath || !values.output) throw new UsageError('usage: render TEMPLATE.json [DATA.json] -o OUT.pdf [--pdf-variant pdf/a-2b] [--font-dir DIR]... [--json]');
+  if (!templatePath || !values.output) throw new UsageError('usage: render TEMPLATE.json [DATA.json] -o OUT.pdf [--pdf-variant pdf/a-2b] [--font-dir DIR]... [--json] (platen help for more)');
   const variant = values['pdf-variant'];
   if (variant !== undefined && !(PDF_VARIANTS as readonly string[]).includes(variant)) {
     throw new UsageError(`--pdf-variant must be one of ${PDF_VARIANTS.join(', ')}`);
@@ -54,6 +49,7 @@ async function render(args: string[]): Promise<void> {
   const fonts = fontDirs.length > 0 ? new FontLibrary([BUNDLED_FONT_DIR, ...fontDirs]) : undefined;
   const result = await renderPdf(definition, data, { pdfVariant: variant as PdfVariant | undefined, fonts });
   for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
+  mkdirSync(dirname(resolve(values.output)), { recursive: true });
   writeFileSync(values.output, result.pdf);
   const ms = Math.round(performance.now() - started);
   if (values.json) {
@@ -63,13 +59,24 @@ async function render(args: string[]): Promise<void> {
   }
 }
 
-const USAGE = `usage: platen <command>
-  serve
-  render TEMPLATE.json [DATA.json] -o OUT.pdf [--json]
-  teams create --name NAME --credits N [--json]
-  keys create --team TEAM_ID [--json]
-  keys revoke KEY_PREFIX [--json]
-  credits add --team TEAM_ID --amount N [--json]`;
+const USAGE = `usage: platen <command> [options]
+
+commands:
+  serve                                  run the HTTP service (configuration: environment variables, see README)
+  render TEMPLATE.json [DATA.json] -o OUT.pdf [options]
+                                         render a template without server or database
+      -o, --output FILE                  where to write the PDF (its folder is created)
+      --pdf-variant VARIANT              PDF/A output: ${PDF_VARIANTS.join(', ')}
+      --font-dir DIR                     a folder of extra fonts used as fallbacks (repeatable)
+      --json                             print {output, pages, bytes, ms} as one JSON object
+  teams create --name NAME --credits N   a team and its first API key (shown once)
+  keys create --team TEAM_ID             another API key for a team (shown once)
+  keys revoke KEY_PREFIX                 revoke the keys that start with KEY_PREFIX (at least 8 characters)
+  credits add --team TEAM_ID --amount N  grant N credits to a team
+  help                                   this text (also --help, -h)
+
+Every command but serve takes --json: exactly one JSON object on stdout. Errors go to stderr with
+exit status 1.`;
 
 function database(): Db {
   return openDatabase(join(loadConfig().dataDir, 'platen.db'));
@@ -99,8 +106,9 @@ async function serve(): Promise<void> {
         '  templates:',
         ...templates.map((t) => `    ${t.name.padEnd(10)} ${t.id}`),
         '',
-        `Try: curl -s -X POST ${server.services.config.publicUrl}/v1/pdf/create -H 'x-api-key: ${apiKey}' -H 'content-type: application/json' \\`,
-        `       -d '{"template_id": "${templates.find((t) => t.name === 'invoice')?.id ?? templates[0]?.id}", "data": {}}'`,
+        'Render the demo invoice with its sample data (the request body is written to the file named):',
+        `  curl -s -X POST ${server.services.config.publicUrl}/v1/pdf/create -H 'x-api-key: ${apiKey}' \\`,
+        `    -H 'content-type: application/json' --data @${writeDemoRequest(server.services.config.dataDir, server.seeded)}`,
         '',
       ].join('\n'),
     );
@@ -165,6 +173,11 @@ async function main(argv: string[]): Promise<void> {
       return keys(rest);
     case 'credits':
       return credits(rest);
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${USAGE}\n`);
+      return;
     default:
       throw new UsageError(USAGE);
   }

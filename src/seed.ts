@@ -2,8 +2,8 @@
  * The demo seed (DESIGN §3): on an empty database, a "Demo" team with 100 credits, one API key
  * (shown once) and every example in examples/ stored as a template.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/open.ts';
@@ -35,4 +35,17 @@ export function seedDemo(db: Db, examplesDir = EXAMPLES_DIR): Seeded | null {
       });
     return { teamId, apiKey, templates };
   });
+}
+
+/**
+ * Write the body of a create request for the seeded invoice with its sample data
+ * (examples/invoice/data.json) to `<dataDir>/demo-invoice-request.json`, for the curl that the
+ * first start prints. @returns the file's absolute path.
+ */
+export function writeDemoRequest(dataDir: string, seeded: Seeded, examplesDir = EXAMPLES_DIR): string {
+  const invoice = seeded.templates.find((t) => t.name === 'invoice') ?? seeded.templates[0];
+  const data = JSON.parse(readFileSync(join(examplesDir, invoice.name, 'data.json'), 'utf8'));
+  const file = resolve(dataDir, 'demo-invoice-request.json');
+  writeFileSync(file, `${JSON.stringify({ template_id: invoice.id, data }, null, 2)}\n`);
+  return file;
 }

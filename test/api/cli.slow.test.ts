@@ -14,6 +14,7 @@ import { apiKeys, creditTransactions, teams, templates } from '../../db/schema.t
 import { createTeam } from '../../src/services/teams.ts';
 import { balance, cliJson, expectError, freePort, ROOT, runCli, startUrlServer } from '../helpers/api.ts';
 import { readPdf } from '../helpers/pdf.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const TINY = { content: [{ text: 'Hello {{name}}' }] };
 
@@ -122,6 +123,18 @@ describe('teams, keys, credits', () => {
   });
 });
 
+describe('help', () => {
+  test('help, --help and -h print every command and option on stdout and exit 0', async () => {
+    for (const flag of ['help', '--help', '-h']) {
+      const r = await runCli([flag], {}, { launcher: 'node' });
+      assert.equal(r.status, 0, `${flag}: ${r.stderr}`);
+      for (const word of ['serve', 'render', '--output', '--pdf-variant', '--font-dir', '--json', 'teams create', 'keys create', 'keys revoke', 'credits add']) {
+        assert.ok(r.stdout.includes(word), `${flag} documents ${word}`);
+      }
+    }
+  });
+});
+
 describe('configuration errors', () => {
   test('serve with PORT=notanumber exits 1 naming PORT', async () => {
     const r = await runCli(['serve'], { PLATEN_DATA_DIR: tempDir(), PORT: 'notanumber' });
@@ -209,24 +222,32 @@ describe('demo seed', () => {
       child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
       child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
       const started = Date.now();
-      while (!/Try: curl[^\n]*\n[^\n]*\n/.test(out)) {
+      await waitFor(`the seed message (so far: ${out})`, () => {
         assert.equal(child.exitCode, null, `serve exited: ${out}`);
-        assert.ok(Date.now() - started < 20_000, `no seed message: ${out}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+        return /--data @\S+\n/.test(out);
+      }, 30_000);
       assert.match(out, /Seeded a demo team with 100 credits/);
       const key = /API key: (pk_\S+)/.exec(out)?.[1];
       assert.ok(key, out);
       const invoice = /^\s+invoice\s+([A-Za-z0-9]{12})$/m.exec(out)?.[1];
       assert.ok(invoice, out);
-      const res = await fetch(`${base}/v1/pdf/create`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: `{"template_id": "${invoice}", "export_type": "binary", "data": ${readFileSync(join(ROOT, 'examples/invoice/data.json'), 'utf8')}}`,
-      });
+      // The printed curl, as a user would run it: its URL, its headers, its request file.
+      const url = /curl -s -X POST (\S+) -H 'x-api-key: (pk_\S+)'/.exec(out);
+      const file = /--data @(\S+)/.exec(out)?.[1];
+      assert.ok(url && file, out);
+      assert.equal(url[1], `${base}/v1/pdf/create`);
+      assert.equal(url[2], key);
+      const request = JSON.parse(readFileSync(file, 'utf8')) as { template_id: string; data: { number: string } };
+      assert.equal(request.template_id, invoice);
+      assert.deepEqual(request.data, JSON.parse(readFileSync(join(ROOT, 'examples/invoice/data.json'), 'utf8')), 'the sample data of the invoice example');
+      const res = await fetch(url[1], { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: readFileSync(file) });
+      const body = (await res.json()) as { url: string; credits_remaining: number };
       assert.equal(res.status, 200);
-      assert.equal(res.headers.get('x-credits-remaining'), '99');
-      await res.arrayBuffer();
+      assert.equal(body.credits_remaining, 99);
+      const pdf = await readPdf(Buffer.from(await (await fetch(body.url)).arrayBuffer()));
+      const text = pdf.pages.map((p) => p.text).join('\n');
+      assert.ok(text.includes(request.data.number), 'the invoice number of the sample data is in the PDF');
+      assert.doesNotMatch(text, /\(\)/, 'no empty placeholders such as "by ()"');
     } finally {
       child.kill('SIGTERM');
       await exited;
