@@ -12,7 +12,7 @@ import { authErrors, errorResponse, json, newRouter } from './router.ts';
 const createAsync = createRoute({
   method: 'post',
   path: '/create-async',
-  summary: 'Queue a PDF generation (spec §4.2)',
+  summary: 'Queue a PDF generation',
   security: [{ apiKey: [] }],
   request: { body: { required: true, content: { 'application/json': { schema: createAsyncBody } } } },
   responses: {
@@ -28,7 +28,7 @@ const createAsync = createRoute({
 const getOne = createRoute({
   method: 'get',
   path: '/jobs/{job_id}',
-  summary: 'A job record (spec §4.3)',
+  summary: 'A job record',
   security: [{ apiKey: [] }],
   request: { params: z.object({ job_id: z.string().min(1) }) },
   responses: { 200: { description: 'the job', content: json(jobRecord) }, 404: errorResponse('unknown job, or another team\'s'), ...authErrors },
@@ -37,7 +37,7 @@ const getOne = createRoute({
 const list = createRoute({
   method: 'get',
   path: '/jobs',
-  summary: "The caller's team's jobs, newest first (spec §4.4)",
+  summary: "The caller's team's jobs, newest first",
   security: [{ apiKey: [] }],
   request: { query: jobListQuery },
   responses: { 200: { description: 'a page of jobs', content: json(jobList) }, 400: errorResponse('bad limit, offset or status'), ...authErrors },

@@ -21,7 +21,7 @@ const errors = Object.fromEntries(
 const create = createRoute({
   method: 'post',
   path: '/create',
-  summary: 'Generate a PDF synchronously (spec §4.1)',
+  summary: 'Generate a PDF synchronously',
   security: [{ apiKey: [] }],
   request: { body: { required: true, content: { 'application/json': { schema: createPdfBody } } } },
   responses: {
