@@ -407,19 +407,28 @@ test('upper, lower and default', () => {
   assert.equal(text('[{{ missing | upper }}][{{ missing | number }}][{{ missing | date }}]'), '[][][]');
 });
 
+// Expected numbers and dates come from this Node's own Intl data (ICU): separators and default date
+// styles differ between ICU versions.
+const num = (value: number, locale: string, options: Intl.NumberFormatOptions = { maximumFractionDigits: 3 }) => new Intl.NumberFormat(locale, options).format(value);
+const fixed = (value: number, locale: string, decimals: number) => num(value, locale, { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+const money = (value: number, locale: string, currency: string) => new Intl.NumberFormat(locale, { style: 'currency', currency }).format(value);
+const mediumDate = (iso: string, locale: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(iso));
+
 test('number and currency follow Intl in the template language', () => {
-  assert.equal(formatNumber(1234.5, 'en'), '1,234.5');
-  assert.equal(formatNumber(1234.5678, 'de'), '1.234,568');
-  assert.equal(formatNumber('1234.5', 'de', 2), '1.234,50');
-  assert.equal(formatNumber(1234567.891, 'fr', 2), '1\u202f234\u202f567,89');
+  assert.equal(formatNumber(1234.5, 'en'), num(1234.5, 'en'));
+  assert.equal(formatNumber(1234.5678, 'de'), num(1234.5678, 'de'));
+  assert.match(String(formatNumber(1234.5678, 'de')), /^1\.234,568$/, 'German grouping and decimal separators');
+  assert.equal(formatNumber('1234.5', 'de', 2), fixed(1234.5, 'de', 2));
+  assert.equal(formatNumber(1234567.891, 'fr', 2), fixed(1234567.891, 'fr', 2));
   assert.equal(formatNumber('abc', 'en', 2), 'abc');
-  assert.equal(formatCurrency(1234.5, 'en'), '$1,234.50');
-  assert.equal(formatCurrency(1234.5, 'de', 'EUR'), '1.234,50\u00a0€');
-  assert.equal(formatCurrency(1234.5, 'fr', 'eur'), '1\u202f234,50\u00a0€');
-  assert.equal(text('{{ total | currency:"EUR" }}', { total: 1234.5 }, 'de'), '1.234,50\u00a0€');
-  assert.equal(text('{{ total | currency }}', { total: 1234.5 }), '$1,234.50');
-  assert.equal(text('{{ qty | number:2 }}', { qty: 3 }, 'de'), '3,00');
-  assert.equal(text('{{ qty | number }}', { qty: 1000000 }), '1,000,000');
+  assert.equal(formatCurrency(1234.5, 'en'), money(1234.5, 'en', 'USD'));
+  assert.equal(formatCurrency(1234.5, 'de', 'EUR'), money(1234.5, 'de', 'EUR'));
+  assert.match(String(formatCurrency(1234.5, 'de', 'EUR')), /^1\.234,50\s€$/);
+  assert.equal(formatCurrency(1234.5, 'fr', 'eur'), money(1234.5, 'fr', 'EUR'));
+  assert.equal(text('{{ total | currency:"EUR" }}', { total: 1234.5 }, 'de'), money(1234.5, 'de', 'EUR'));
+  assert.equal(text('{{ total | currency }}', { total: 1234.5 }), money(1234.5, 'en', 'USD'));
+  assert.equal(text('{{ qty | number:2 }}', { qty: 3 }, 'de'), fixed(3, 'de', 2));
+  assert.equal(text('{{ qty | number }}', { qty: 1000000 }), num(1000000, 'en'));
   assert.equal(text('{{ qty | number:0 }}', { qty: 2.5 }), '3');
   // Not a number: unchanged.
   assert.equal(text('{{ qty | currency:"EUR" }}', { qty: 'n/a' }), 'n/a');
@@ -444,8 +453,8 @@ test('date patterns, names from Intl, literals and invalid dates', () => {
   assert.equal(formatDate(0, 'en', 'yyyy-MM-dd HH:mm'), '1970-01-01 00:00');
   assert.equal(formatDate(Date.UTC(2023, 11, 31, 23, 59), 'en', 'dd/MM/yyyy HH:mm'), '31/12/2023 23:59');
   // Without a pattern: Intl dateStyle "medium".
-  assert.equal(formatDate('2024-03-05', 'en'), 'Mar 5, 2024');
-  assert.equal(formatDate('2024-03-05', 'de'), '05.03.2024');
+  assert.equal(formatDate('2024-03-05', 'en'), mediumDate('2024-03-05', 'en'));
+  assert.equal(formatDate('2024-03-05', 'de'), mediumDate('2024-03-05', 'de'));
   // Invalid dates are returned unchanged, never thrown.
   assert.equal(formatDate('2024-02-30', 'en', 'yyyy'), '2024-02-30');
   assert.equal(formatDate('next tuesday', 'en'), 'next tuesday');
@@ -454,7 +463,7 @@ test('date patterns, names from Intl, literals and invalid dates', () => {
   assert.equal(text('{{ when | date:"d. MMMM" }}', { when: '2024-12-24' }, 'de'), '24. Dezember');
   assert.equal(text('{{ $now }}'), '2024-03-05T14:30:00.000Z');
   assert.equal(text('{{ $now | date:"yyyy-MM-dd HH:mm" }}'), '2024-03-05 14:30');
-  assert.equal(applyFilter({ name: 'date', args: [] }, '2024-03-05', 'fr'), '5 mars 2024');
+  assert.equal(applyFilter({ name: 'date', args: [] }, '2024-03-05', 'fr'), mediumDate('2024-03-05', 'fr'));
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -677,7 +686,7 @@ test('metadata binds with the template language', () => {
   assert.deepEqual(bindMetadata(undefined, {}, { now: NOW }), {});
 });
 
-test('binding a 1,000-row table of 6 columns is fast', () => {
+test('binding a 1,000-row table of 6 columns formats every cell (its speed is in bench/)', () => {
   const t = valid({
     content: [
       {
@@ -695,19 +704,13 @@ test('binding a 1,000-row table of 6 columns is fast', () => {
     ],
   });
   const rows = Array.from({ length: 1000 }, (_, i) => ({ name: `Item ${i}`, qty: i, price: i * 1.5, date: '2024-03-05', total: i * 3 }));
-  for (let i = 0; i < 3; i++) bindNodes(t.content, { rows }, { now: NOW, language: 'de' });
-  const start = performance.now();
-  const runs = 10;
-  let out: BoundNode[] = [];
-  for (let i = 0; i < runs; i++) out = bindNodes(t.content, { rows }, { now: NOW, language: 'de' });
-  const ms = (performance.now() - start) / runs;
+  const out: BoundNode[] = bindNodes(t.content, { rows }, { now: NOW, language: 'de' });
   const bound = (out[0] as { table: { rows: { text: string }[][] } }).table.rows;
   assert.equal(bound.length, 1000);
   assert.deepEqual(
     bound[999].map((c) => c.text),
-    ['999', 'Item 999', '999', '1.498,50\u00a0€', '05.03.2024', '2997'],
+    ['999', 'Item 999', '999', money(1498.5, 'de', 'EUR'), '05.03.2024', '2997'],
   );
-  assert.ok(ms < 50, `binding took ${ms.toFixed(1)} ms`);
 });
 
 // ---------------------------------------------------------------------------------------------
