@@ -45,7 +45,7 @@ export function startChild(command: string, args: string[], options: SpawnOption
     pid: proc.pid ?? -1,
     stdout: () => out,
     stderr: () => err,
-    waitForLine(re, timeoutMs = 10_000) {
+    waitForLine(re, timeoutMs = 30_000) {
       return waitFor(
         `a stdout line matching ${re} from ${command} ${args.join(' ')} (stdout so far: ${JSON.stringify(out.slice(-500))}, stderr: ${JSON.stringify(err.slice(-500))})`,
         () => {

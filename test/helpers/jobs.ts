@@ -43,7 +43,7 @@ export async function getJob(s: TestServer, apiKey: string, id: string): Promise
 }
 
 /** Poll the job until it is completed or failed (every 50 ms, at most `timeoutMs`). */
-export function waitForJob(s: TestServer, apiKey: string, id: string, timeoutMs = 20_000, seen?: Set<string>): Promise<JobJson> {
+export function waitForJob(s: TestServer, apiKey: string, id: string, timeoutMs = 30_000, seen?: Set<string>): Promise<JobJson> {
   return waitFor(
     `job ${id} to finish`,
     async () => {

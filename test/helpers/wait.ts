@@ -7,7 +7,7 @@ export { sleep };
  * Call `probe` every `intervalMs` until it returns something other than undefined/false, and
  * return that. @throws an Error naming `what` when `timeoutMs` passes first.
  */
-export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000, intervalMs = 25): Promise<T> {
+export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000, intervalMs = 25): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {

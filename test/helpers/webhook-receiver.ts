@@ -61,7 +61,7 @@ export async function startReceiver(respond: (req: Received, index: number) => A
     url: `http://127.0.0.1:${bound}`,
     port: bound,
     received,
-    waitForCount(n, timeoutMs = 10_000) {
+    waitForCount(n, timeoutMs = 30_000) {
       return waitFor(`${n} request(s) at the receiver on port ${bound} (got ${received.length})`, () => received.length >= n && received, timeoutMs);
     },
     close() {
