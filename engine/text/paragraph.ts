@@ -16,7 +16,8 @@
 import bidiModule from 'bidi-js';
 import LineBreaker from 'linebreak';
 import { coverageTable, hasGlyph, type FontFace } from './fonts.ts';
-import { shape, type GlyphRun } from './shape.ts';
+import { graphemeRanges, segmentRanges } from './segments.ts';
+import { shape, sliceRun, type GlyphRun } from './shape.ts';
 
 /** An sRGB colour, components 0-255. */
 export type RGB = readonly [number, number, number];
@@ -139,10 +140,10 @@ const HAS_SA = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff]/;
 function dictionaryBreaks(full: string): Set<number> | null {
   if (!HAS_SA.test(full)) return null;
   let breaks: Set<number> | null = null;
+  const segmenter = new Intl.Segmenter('th', { granularity: 'word' });
   for (const m of full.matchAll(SA_RUN)) {
-    const segmenter = new Intl.Segmenter('th', { granularity: 'word' });
-    for (const { index } of segmenter.segment(m[0])) {
-      if (index > 0) (breaks ??= new Set()).add(m.index! + index);
+    for (const [start] of segmentRanges(m[0], segmenter)) {
+      if (start > 0) (breaks ??= new Set()).add(m.index! + start);
     }
   }
   return breaks;
@@ -339,31 +340,78 @@ export function prepareParagraph(input: readonly StyledText[], options: Paragrap
   return { segments, minContentWidth, maxContentWidth, baseStyle, baseLevel, missing: [...missing] };
 }
 
-/** Break a segment wider than `maxWidth` between grapheme clusters into segments that fit. */
+/**
+ * True when `piece`'s glyphs pair one to one, in order, with its characters (most left-to-right
+ * text): then a part of it is a slice of its run, not a string to shape again.
+ */
+function glyphsFollowText(piece: Piece): boolean {
+  if (piece.level % 2 === 1) return false;
+  const { text, run } = piece;
+  let g = 0;
+  for (let i = 0; i < text.length; g++) {
+    const cp = text.codePointAt(i)!;
+    const cps = run.codePoints[g];
+    if (g >= run.glyphs.length || cps.length !== 1 || cps[0] !== cp) return false;
+    i += cp > 0xffff ? 2 : 1;
+  }
+  return g === run.glyphs.length;
+}
+
+/** Width in points of glyphs [from, to) of a piece's run. */
+function glyphsWidth(piece: Piece, from: number, to: number): number {
+  let units = 0;
+  for (let g = from; g < to; g++) units += piece.run.advances[g];
+  return (units / piece.face.unitsPerEm) * piece.style.size + piece.style.letterSpacing * (to - from);
+}
+
+/** Code points in text[start, end). */
+function codePointCount(text: string, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff) n++;
+  }
+  return n;
+}
+
+/**
+ * Break a segment wider than `maxWidth` between grapheme clusters into segments that fit. Linear
+ * in the segment's length: grapheme clusters come from bounded windows (segments.ts), and a piece
+ * whose glyphs follow its text is cut into slices of its run instead of being shaped again.
+ */
 function splitSegment(seg: Segment, maxWidth: number): Segment[] {
   const out: Segment[] = [];
   let chunkPieces: Piece[] = [];
   let width = 0;
-  const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const piece of seg.pieces) {
     if (piece.space) continue;
-    let chunk = '';
+    const text = piece.text;
+    const sliced = glyphsFollowText(piece);
+    const part = (start: number, end: number, g0: number, g1: number): Piece =>
+      sliced
+        ? { ...piece, text: text.slice(start, end), run: sliceRun(piece.run, g0, g1), width: glyphsWidth(piece, g0, g1) }
+        : makePiece(text.slice(start, end), piece.style, piece.face, piece.level, false);
+    let chunkStart = 0;
+    let chunkGlyph = 0;
     let chunkWidth = 0;
-    for (const { segment: g } of graphemes.segment(piece.text)) {
-      const gw = makePiece(g, piece.style, piece.face, piece.level, false).width;
+    let glyph = 0;
+    for (const [start, end] of graphemeRanges(text)) {
+      const glyphEnd = sliced ? glyph + codePointCount(text, start, end) : 0;
+      const gw = sliced ? glyphsWidth(piece, glyph, glyphEnd) : makePiece(text.slice(start, end), piece.style, piece.face, piece.level, false).width;
       if (width + chunkWidth + gw > maxWidth && width + chunkWidth > 0) {
-        if (chunk) chunkPieces.push(makePiece(chunk, piece.style, piece.face, piece.level, false));
+        if (start > chunkStart) chunkPieces.push(part(chunkStart, start, chunkGlyph, glyph));
         out.push({ pieces: chunkPieces, width: width + chunkWidth, trailing: 0, required: false, hyphen: null });
         chunkPieces = [];
         width = 0;
-        chunk = '';
+        chunkStart = start;
+        chunkGlyph = glyph;
         chunkWidth = 0;
       }
-      chunk += g;
       chunkWidth += gw;
+      glyph = glyphEnd;
     }
-    if (chunk) {
-      const p = makePiece(chunk, piece.style, piece.face, piece.level, false);
+    if (text.length > chunkStart) {
+      const p = part(chunkStart, text.length, chunkGlyph, glyph);
       chunkPieces.push(p);
       width += p.width;
     }

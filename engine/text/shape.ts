@@ -4,7 +4,9 @@
  *
  * fontkit's layout costs tens of microseconds per word, so runs are cached per face and string for
  * the life of the process (DESIGN §6: never shape the same string twice). Measuring and painting
- * use the very same run.
+ * use the very same run. The cache is bounded: at most 50,000 strings and 2 million characters per
+ * face (then it starts again), and a string longer than 1,024 characters (a long unbreakable word)
+ * is shaped every time instead of being kept.
  */
 import type { Glyph } from 'fontkit';
 import type { FontFace } from './fonts.ts';
@@ -23,20 +25,41 @@ export interface GlyphRun {
 }
 
 const MAX_ENTRIES_PER_FACE = 50_000;
-const caches = new Map<string, Map<string, GlyphRun>>();
+const MAX_CHARS_PER_FACE = 2_000_000;
+const MAX_CACHED_LENGTH = 1024;
+
+/** Runs by string, and the characters of those strings. */
+interface RunCache {
+  readonly runs: Map<string, GlyphRun>;
+  chars: number;
+}
+const caches = new Map<string, RunCache>();
 
 /** Shape `text` in `face`, through the cache. `features` are OpenType tags such as `["tnum"]`. */
 export function shape(face: FontFace, text: string, features?: readonly string[], direction: 'ltr' | 'rtl' = 'ltr'): GlyphRun {
   const base = direction === 'rtl' ? `${face.key}|rtl` : face.key;
   const cacheKey = features && features.length > 0 ? `${base}|${features.join(',')}` : base;
   let cache = caches.get(cacheKey);
-  if (!cache) caches.set(cacheKey, (cache = new Map()));
-  let run = cache.get(text);
+  if (!cache) caches.set(cacheKey, (cache = { runs: new Map(), chars: 0 }));
+  let run = cache.runs.get(text);
   if (run) return run;
   run = shapeUncached(face, text, features, direction);
-  if (cache.size >= MAX_ENTRIES_PER_FACE) cache.clear();
-  cache.set(text, run);
+  if (text.length > MAX_CACHED_LENGTH) return run;
+  if (cache.runs.size >= MAX_ENTRIES_PER_FACE || cache.chars + text.length > MAX_CHARS_PER_FACE) {
+    cache.runs.clear();
+    cache.chars = 0;
+  }
+  cache.runs.set(text, run);
+  cache.chars += text.length;
   return run;
+}
+
+/** Glyphs [from, to) of a run as a run of their own (a line's share of a word too long for one line). */
+export function sliceRun(run: GlyphRun, from: number, to: number): GlyphRun {
+  const advances = run.advances.slice(from, to);
+  let width = 0;
+  for (const a of advances) width += a;
+  return { glyphs: run.glyphs.slice(from, to), codePoints: run.codePoints.slice(from, to), advances, offsets: run.offsets?.slice(from, to), width };
 }
 
 /**
