@@ -8,6 +8,8 @@ import type { Config } from './config.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { requestLog, type Logger } from './logger.ts';
 import { apiKeyAuth } from './middleware/api-key-auth.ts';
+import { authFailureLimit, AuthFailureLimiter } from './middleware/auth-failure-limit.ts';
+import { clientAddressResolver } from './middleware/client-address.ts';
 import { bodyLimit } from './middleware/body-limit.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import type { RenderPool } from './render/pool.ts';
@@ -58,7 +60,8 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   app.route('/cdn', cdnRoutes(s));
 
   const v1 = newRouter();
-  v1.use('*', apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit }));
+  const authFailures = authFailureLimit(new AuthFailureLimiter(s.config.authFailLimit), clientAddressResolver(s.config.trustedProxies));
+  v1.use('*', authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit }));
   v1.route('/pdf', pdfRoutes(s));
   v1.route('/pdf', jobRoutes(s));
   v1.route('/templates', templateRoutes(s));

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { isAddressOrRange } from './middleware/client-address.ts';
 
 /** The validated configuration of one server. */
 export interface Config {
@@ -27,6 +28,10 @@ export interface Config {
   jobConcurrency: number;
   /** Requests per minute per API key. */
   rateLimit: number;
+  /** Failed authentications per minute per client address before it is refused with 429. */
+  authFailLimit: number;
+  /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For names the client. */
+  trustedProxies: string[];
   /** Webhook retry delays in milliseconds (§6.4). */
   webhookRetryDelays: number[];
   webhookAllowPrivate: boolean;
@@ -61,6 +66,14 @@ const envSchema = z.object({
   PLATEN_RENDER_THREADS: int(1, 256).optional(),
   PLATEN_JOB_CONCURRENCY: int(1, 10_000).optional(),
   PLATEN_RATE_LIMIT: int(1, 1_000_000).default(600),
+  PLATEN_AUTH_FAIL_LIMIT: int(1, 1_000_000).default(20),
+  PLATEN_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+    .superRefine((entries, ctx) => {
+      for (const p of entries) if (!isAddressOrRange(p)) ctx.addIssue({ code: 'custom', message: `"${p}" is not an IP address or CIDR range such as 10.0.0.0/8` });
+    }),
   PLATEN_WEBHOOK_RETRY_DELAYS: z
     .string()
     .regex(/^\d+(,\d+)*$/, 'must be comma-separated milliseconds such as 1000,5000,30000')
@@ -115,6 +128,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderThreads,
     jobConcurrency: e.PLATEN_JOB_CONCURRENCY ?? 2 * renderThreads,
     rateLimit: e.PLATEN_RATE_LIMIT,
+    authFailLimit: e.PLATEN_AUTH_FAIL_LIMIT,
+    trustedProxies: e.PLATEN_TRUSTED_PROXIES,
     webhookRetryDelays: e.PLATEN_WEBHOOK_RETRY_DELAYS,
     webhookAllowPrivate: e.PLATEN_WEBHOOK_ALLOW_PRIVATE,
     s3AllowPrivateEndpoints: e.PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS,

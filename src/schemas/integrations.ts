@@ -16,6 +16,19 @@ export const s3BucketName = z
   .refine((b) => !b.includes('..'), 'must not contain ".."')
   .refine((b) => !/^\d+\.\d+\.\d+\.\d+$/.test(b), 'must not be shaped like an IP address');
 
+/**
+ * A key prefix inside a bucket (s3_filepath, default_prefix): at most 500 characters, relative to
+ * the bucket (no leading "/" or "\\"), without "." or ".." segments (split on "/" and "\\") and
+ * without control characters. Empty and repeated slashes are allowed: the key joins the non-empty
+ * segments with single slashes.
+ */
+export const s3KeyPrefix = z
+  .string()
+  .max(500)
+  .refine((p) => !/[\x00-\x1f\x7f]/.test(p), 'must not contain control characters')
+  .refine((p) => !/^[\/\\]/.test(p), 'must not start with a slash: a prefix is relative to the bucket, such as "invoices/2025/"')
+  .refine((p) => !p.split(/[\/\\]/).some((seg) => seg === '.' || seg === '..'), 'must not contain "." or ".." segments');
+
 /** An AWS region name such as us-east-1, eu-central-1, us-gov-west-1 or cn-north-1. */
 export const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
@@ -57,10 +70,7 @@ export const s3IntegrationBody = z
       })
       .optional()
       .openapi({ description: 'base URL of an S3-compatible store (MinIO, R2, Ceph); path-style addressing. Leave out for AWS S3', example: 'https://minio.example.com:9000' }),
-    default_prefix: z
-      .string()
-      .max(500)
-      .refine((p) => !/[\x00-\x1f\x7f]/.test(p), 'must not contain control characters')
+    default_prefix: s3KeyPrefix
       .default('')
       .openapi({ description: 'key prefix used when a request gives no s3_filepath', example: 'invoices/' }),
   })

@@ -1,7 +1,7 @@
 /** Request and response schemas of PDF generation (spec §2.1, §2.3). */
 import { z } from '@hono/zod-openapi';
 import { jsonObject } from './common.ts';
-import { s3BucketName } from './integrations.ts';
+import { s3BucketName, s3KeyPrefix } from './integrations.ts';
 
 import { PDF_VARIANTS } from '../../engine/index.ts';
 
@@ -20,7 +20,7 @@ export const createPdfBody = z
       .refine((f) => !/\.pdf$/i.test(f), 'leave out the .pdf extension; it is added')
       .default('document'),
     store_s3: z.boolean().default(false).openapi({ description: "upload to the team's S3 integration (POST /v1/integrations/s3) instead of the CDN" }),
-    s3_filepath: z.string().max(500).optional().openapi({ description: "store_s3: key prefix instead of the integration's default_prefix", example: 'invoices/2025/' }),
+    s3_filepath: s3KeyPrefix.optional().openapi({ description: "store_s3: key prefix instead of the integration's default_prefix", example: 'invoices/2025/' }),
     s3_bucket: s3BucketName.optional().openapi({ description: "store_s3: this bucket instead of the integration's" }),
     pdf_variant: z.enum(PDF_VARIANTS).optional(),
     version: z.string().min(1).max(50).optional().openapi({ description: 'a version number (as a string) or a tag; default: the draft' }),

@@ -12,11 +12,41 @@ import ipaddr from 'ipaddr.js';
 
 const lookupAll = promisify(lookup);
 
-/** Whether an IP address is on the public internet (not loopback, private, link-local, ...). */
+/**
+ * IPv4-compatible IPv6 addresses (`::a.b.c.d`, deprecated by RFC 4291): `::127.0.0.1` is written
+ * `[::7f00:1]` in a URL, which ipaddr.js ranks "unicast". No public service uses the form, so the
+ * whole block is refused (it holds `::` and `::1` too).
+ */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+/**
+ * An IPv6 address in the WHATWG URL parser's canonical form (hexadecimal groups), or null when it
+ * has none (a zone id). ipaddr.js reads a dotted tail wrongly: it parses `::8.8.8.8` as
+ * `::ffff:8.8.8.8`, which system resolvers also print for IPv4-compatible addresses.
+ */
+function canonicalIPv6(ip: string): string | null {
+  try {
+    return unbracketed(new URL(`http://[${ip}]/`).hostname);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether an IP address (v4 or v6, without brackets) is on the public internet: not loopback,
+ * private, link-local, reserved, ... An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, also
+ * written `::ffff:7f00:1`) is judged as its IPv4 address; an IPv4-compatible one (`::127.0.0.1`)
+ * is never public. False for anything that is not an IP address.
+ */
 export function isPublicAddress(ip: string): boolean {
-  if (!ipaddr.isValid(ip)) return false;
-  let addr = ipaddr.parse(ip);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  const text = isIP(ip) === 6 ? canonicalIPv6(ip) : ip;
+  if (text === null || !ipaddr.isValid(text)) return false;
+  let addr = ipaddr.parse(text);
+  if (addr.kind() === 'ipv6') {
+    const v6 = addr as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) addr = v6.toIPv4Address();
+    else if (v6.match(IPV4_COMPATIBLE)) return false;
+  }
   return addr.range() === 'unicast';
 }
 

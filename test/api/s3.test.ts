@@ -216,7 +216,7 @@ describe('POST/GET/DELETE /v1/integrations/s3', () => {
 
 describe('POST /v1/integrations/s3/test', () => {
   test('success: connect, write and delete a probe object under the default prefix', async () => {
-    const { apiKey } = await setup({ default_prefix: '/probe//here/' });
+    const { apiKey } = await setup({ default_prefix: 'probe//here/' });
     const r = await call('POST', '/v1/integrations/s3/test', apiKey);
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.ok, true, r.text);
@@ -253,7 +253,7 @@ describe('POST /v1/integrations/s3/test', () => {
 
 describe('store_s3 on POST /v1/pdf/create', () => {
   test('uploads the PDF and answers {s3_bucket, s3_key, filename, credits_remaining} (§2.3)', async () => {
-    const t = await setup({ default_prefix: '/invoices//2025/' }, 5);
+    const t = await setup({ default_prefix: 'invoices//2025/' }, 5);
     const r = await call('POST', '/v1/pdf/create', t.apiKey, { template_id: t.tpl, data: { name: 'Ada' }, store_s3: true, filename: 'inv-1' });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(Object.keys(r.json).sort(), ['credits_remaining', 'filename', 's3_bucket', 's3_key']);
@@ -265,11 +265,11 @@ describe('store_s3 on POST /v1/pdf/create', () => {
     assert.deepEqual(ledger(s.server.services.db, t.teamId).filter((l) => l.reason !== 'grant').map((l) => l.delta), [-1], 'one debit, no refund');
   });
 
-  test('s3_filepath over default_prefix ("reports/", "/reports//2025/", ""), default_prefix "", s3_bucket override', async () => {
+  test('s3_filepath over default_prefix ("reports/", "reports//2025/", ""), default_prefix "", s3_bucket override', async () => {
     const t = await setup({ default_prefix: 'default/' }, 20);
     const cases: [Record<string, unknown>, string][] = [
       [{ s3_filepath: 'reports/' }, 'reports/f1.pdf'],
-      [{ s3_filepath: '/reports//2025/' }, 'reports/2025/f2.pdf'],
+      [{ s3_filepath: 'reports//2025/' }, 'reports/2025/f2.pdf'],
       [{ s3_filepath: '' }, 'f3.pdf'],
       [{}, 'default/f4.pdf'],
     ];

@@ -15,7 +15,8 @@ import { ApiError } from '../../src/errors.ts';
 import { createApiKey } from '../../src/services/keys.ts';
 import { createTeam } from '../../src/services/teams.ts';
 import { createTemplate } from '../../src/services/templates.ts';
-import { balance, expectError, freePort, ROOT } from '../helpers/api.ts';
+import { isPublicAddress, literalAddressProblem } from '../../src/services/network.ts';
+import { balance, expectError, expectValidationError, freePort, ROOT } from '../helpers/api.ts';
 import { readPdf } from '../helpers/pdf.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -310,5 +311,84 @@ describe('keys never leak', () => {
       for (const r of seen) assert.ok(!r.includes(key), `a response contains an API key:\n${r.slice(0, 500)}`);
     }
     assert.ok(!out.includes('signature='), 'signed-URL signatures are not logged');
+  });
+});
+
+describe('S3 key prefixes and buckets that try to leave their place', () => {
+  const badPrefixes = ['../x/', 'invoices/../../etc/', '..', 'a/./b/', '/abs/', '//x', '\\x', 'a\\..\\b', 'a/\u0000/b'];
+
+  test('s3_filepath and s3_bucket with ".." segments or a leading slash: 400 naming the field, on create and create-async, no credit taken', async () => {
+    const t = s.team(5);
+    const tpl = s.template(t.teamId, { content: [{ text: 'x' }] });
+    for (const route of ['/v1/pdf/create', '/v1/pdf/create-async']) {
+      for (const s3_filepath of badPrefixes) {
+        await expectValidationError(await s.api('POST', route, t.apiKey, { template_id: tpl, data: {}, store_s3: true, s3_filepath }), 's3_filepath');
+      }
+      for (const s3_bucket of ['../bucket', '/bucket', 'a..b', 'bucket/..', '.bucket']) {
+        await expectValidationError(await s.api('POST', route, t.apiKey, { template_id: tpl, data: {}, store_s3: true, s3_bucket }), 's3_bucket');
+      }
+      // Dots inside a segment and repeated slashes are fine: validation passes (the team has no integration).
+      for (const s3_filepath of ['invoices/2025/', 'a..b/v1.2/', 'x//y/', '']) {
+        await expectError(await s.api('POST', route, t.apiKey, { template_id: tpl, data: {}, store_s3: true, s3_filepath }), 400, 'S3_INTEGRATION_MISSING');
+      }
+    }
+    assert.equal(balance(s.server.services.db, t.teamId), 5);
+  });
+
+  test('default_prefix with ".." segments or a leading slash: 400 naming default_prefix; a relative prefix is saved', async () => {
+    const t = s.team(1);
+    const integration = { bucket: 'acme-pdfs', region: 'eu-central-1', access_key_id: 'AKIAEXAMPLE', secret_access_key: 'secret-secret' };
+    for (const default_prefix of badPrefixes) {
+      const body = await expectValidationError(await s.api('POST', '/v1/integrations/s3', t.apiKey, { ...integration, default_prefix }), 'default_prefix');
+      assert.match(body.detail, /default_prefix: must not/);
+    }
+    assert.equal((await s.api('GET', '/v1/integrations/s3', t.apiKey)).status, 404, 'nothing was saved');
+    const ok = await s.api('POST', '/v1/integrations/s3', t.apiKey, { ...integration, default_prefix: 'invoices/2025/' });
+    assert.equal(ok.status, 201, await ok.text());
+  });
+});
+
+describe('IPv4 addresses written as IPv6', () => {
+  const loopbackForms = ['[::127.0.0.1]', '[::7f00:1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:7f00:1]', '[::10.0.0.1]', '[::ffff:a9fe:a9fe]', '[::8.8.8.8]'];
+
+  test('isPublicAddress: IPv4-mapped forms are judged as their IPv4 address, IPv4-compatible ones are never public', () => {
+    for (const h of loopbackForms) {
+      assert.equal(isPublicAddress(h.slice(1, -1)), false, h);
+      assert.ok(literalAddressProblem(h), `${h} is refused where S3 connections are made`);
+    }
+    assert.equal(isPublicAddress('::ffff:8.8.8.8'), true, 'a mapped public address stays public');
+    assert.equal(isPublicAddress('2606:4700:4700::1111'), true);
+  });
+
+  test('as webhook_url (400 webhook_url) and as S3 endpoint (400 endpoint), nothing taken or saved', async () => {
+    const t = s.team(3);
+    const tpl = s.template(t.teamId, { content: [{ text: 'x' }] });
+    for (const host of loopbackForms) {
+      const res = await s.api('POST', '/v1/pdf/create-async', t.apiKey, { template_id: tpl, data: {}, webhook_url: `https://${host}/hook` });
+      const body = await expectValidationError(res, 'webhook_url');
+      assert.match(body.detail, /private, loopback or reserved/, host);
+      const s3 = await s.api('POST', '/v1/integrations/s3', t.apiKey, { bucket: 'acme-pdfs', region: 'us-east-1', access_key_id: 'AKIAEXAMPLE', secret_access_key: 'secret-secret', endpoint: `http://${host}:9000` });
+      await expectValidationError(s3, 'endpoint');
+    }
+    assert.equal(balance(s.server.services.db, t.teamId), 3);
+    assert.equal((await s.api('GET', '/v1/integrations/s3', t.apiKey)).status, 404);
+  });
+});
+
+describe('huge numbers in request fields', () => {
+  test('1e308, -1e308, 1e400 (Infinity once parsed) and fractions are 400 naming the field', async () => {
+    const t = s.team(2);
+    const tpl = s.template(t.teamId, { content: [{ text: 'x' }] });
+    for (const n of ['1e308', '-1e308', '1e400', '86400.5', '9007199254740993']) {
+      for (const route of ['/v1/pdf/create', '/v1/pdf/create-async']) {
+        await expectValidationError(await s.api('POST', route, t.apiKey, `{"template_id": "${tpl}", "data": {}, "expiration": ${n}}`), 'expiration');
+      }
+    }
+    for (const path of ['/v1/templates', '/v1/pdf/jobs', '/v1/account/transactions']) {
+      for (const [name, n] of [['limit', '1e308'], ['offset', '1e308'], ['offset', '-1'], ['offset', '9007199254740993']]) {
+        await expectValidationError(await s.api('GET', `${path}?${name}=${n}`, t.apiKey), name);
+      }
+    }
+    assert.equal(balance(s.server.services.db, t.teamId), 2);
   });
 });
