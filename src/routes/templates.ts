@@ -66,12 +66,15 @@ const update = createRoute({
   method: 'put',
   path: '/{id}',
   summary: 'Edit the draft: name, definition or both',
-  description: 'Versions already taken are not changed; renders without `version` use the edited draft.',
+  description:
+    'Takes the representation GET returns, so a template can be read, edited and sent back: `name` and `definition` replace the stored ones ' +
+    '(a field left out stays), `type` must be the template\'s own (a type cannot change), `id` must be this template\'s, and `created_at` ' +
+    'and `updated_at` are ignored. Versions already taken are not changed; renders without `version` use the edited draft.',
   security: [{ apiKey: [] }],
   request: { params: templateIdParam, body: { required: true, content: json(updateTemplateBody) } },
   responses: {
     200: { description: 'the edited template', content: json(templateJson) },
-    400: errorResponse('invalid body or definition (VALIDATION_ERROR)'),
+    400: errorResponse('invalid body or definition, or a different `type` or `id` (VALIDATION_ERROR)'),
     ...ofTemplate,
   },
 });

@@ -52,6 +52,8 @@ export const definitionSchema = z
     example: { content: [{ text: 'Hello {{customer.name}}' }] },
   });
 
+const timestamp = z.string().openapi({ example: '2025-01-31T12:00:00.000Z', description: 'ISO 8601 UTC' });
+
 const templateName = z.string().min(1).max(200).openapi({ example: 'Invoice' });
 const templateType = z.enum(['pdf', 'image']).openapi({ example: 'pdf' });
 
@@ -64,13 +66,24 @@ export const createTemplateBody = z
   .strict()
   .openapi('CreateTemplateRequest');
 
+/**
+ * PUT's body: the representation POST takes and GET returns. `name` and `definition` replace what
+ * is stored (a field left out stays); `type` is accepted when it is the template's own (a type
+ * cannot change). The read-only fields of GET's answer may come back too: `id` must be the
+ * template's, `created_at` and `updated_at` are ignored. Those checks need the stored template:
+ * services/templates.ts makes them.
+ */
 export const updateTemplateBody = z
   .object({
     name: templateName.optional(),
+    type: templateType.optional().openapi({ description: "the template's type; it cannot change (400 VALIDATION_ERROR, path `type`)" }),
     definition: definitionSchema.optional(),
+    id: z.string().optional().openapi({ description: "read-only, as GET returns it: must be this template's id" }),
+    created_at: timestamp.optional().openapi({ description: 'read-only, as GET returns it: ignored' }),
+    updated_at: timestamp.optional().openapi({ description: 'read-only, as GET returns it: ignored (the server sets it)' }),
   })
   .strict()
-  .refine((b) => b.name !== undefined || b.definition !== undefined, { message: 'give a name, a definition or both' })
+  .refine((b) => b.name !== undefined || b.definition !== undefined || b.type !== undefined, { message: 'give a name, a definition or both' })
   .openapi('UpdateTemplateRequest');
 
 /**
@@ -92,8 +105,6 @@ export const createVersionBody = z
 export const templateIdParam = z.object({
   id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' }, example: 'Xy12Ab34Cd56', description: '12-character template id' }),
 });
-
-const timestamp = z.string().openapi({ example: '2025-01-31T12:00:00.000Z', description: 'ISO 8601 UTC' });
 
 const templateSummaryShape = {
   id: z.string().openapi({ example: 'Xy12Ab34Cd56' }),

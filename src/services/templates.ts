@@ -9,7 +9,7 @@ import type { Db } from '../../db/open.ts';
 import { perDatabase } from '../../db/prepared.ts';
 import { templates, templateVersions } from '../../db/schema.ts';
 import { templateFields, validateTemplate } from '../../engine/index.ts';
-import { ApiError, validationError } from '../errors.ts';
+import { ApiError, validationError, type FieldError } from '../errors.ts';
 
 export type TemplateRow = typeof templates.$inferSelect;
 export type TemplateType = 'pdf' | 'image';
@@ -76,9 +76,22 @@ export function listTemplates(db: Db, teamId: string, limit: number, offset: num
   return { templates: rows.map((r) => toTemplateJson(r, false)), total };
 }
 
-/** Edit the draft (name and/or definition). */
-export function updateTemplate(db: Db, teamId: string, id: string, input: { name?: string; definition?: unknown }): TemplateRow {
+/**
+ * Edit the draft: `name` and `definition` replace the stored ones when given. `type` and `id` may
+ * be sent back as GET returns them, but cannot change.
+ * @throws ApiError 404/403 (see {@link getTemplate}); 400 VALIDATION_ERROR with path `type` or `id`
+ *   when they differ from the template's, or `definition.<path>` for a faulty definition.
+ */
+export function updateTemplate(db: Db, teamId: string, id: string, input: { name?: string; type?: TemplateType; definition?: unknown; id?: string }): TemplateRow {
   const row = getTemplate(db, teamId, id);
+  const unchangeable: FieldError[] = [];
+  if (input.id !== undefined && input.id !== row.id) {
+    unchangeable.push({ path: 'id', message: `is "${input.id}" but this is template "${row.id}"; an id cannot change (leave it out, or send this template's id)` });
+  }
+  if (input.type !== undefined && input.type !== row.type) {
+    unchangeable.push({ path: 'type', message: `cannot change: this template is of type "${row.type}"; create a new template for type "${input.type}"` });
+  }
+  if (unchangeable.length > 0) throw validationError(unchangeable);
   if (input.definition !== undefined) checkDefinition(row.type, input.definition);
   const next = {
     name: input.name ?? row.name,

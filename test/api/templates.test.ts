@@ -114,6 +114,57 @@ describe('CRUD', () => {
     await expectError(await s.api('POST', '/v1/pdf/create', apiKey, { template_id: created.id, data: {} }), 404, 'TEMPLATE_NOT_FOUND');
   });
 
+  test('PUT takes what GET returns: read, edit, send back the same JSON', async () => {
+    const { apiKey } = s.team();
+    const created = await createVia(apiKey, { name: 'Round trip', type: 'pdf', definition: hello('Hello {{name}}') });
+    const got = (await (await s.api('GET', `/v1/templates/${created.id}`, apiKey)).json()) as Template;
+    assert.deepEqual(Object.keys(got).sort(), ['created_at', 'definition', 'id', 'name', 'type', 'updated_at']);
+
+    // Sent back untouched: accepted, nothing changes but updated_at.
+    let res = await s.api('PUT', `/v1/templates/${got.id}`, apiKey, got);
+    assert.equal(res.status, 200, await res.clone().text());
+    const same = (await res.json()) as Template;
+    assert.deepEqual({ ...same, updated_at: got.updated_at }, got);
+
+    // Edited: name and definition replaced; created_at kept; stale or odd timestamps are ignored.
+    const edited = { ...got, name: 'Round trip (edited)', definition: hello('Goodbye {{name}}'), created_at: '1999-01-01T00:00:00.000Z', updated_at: 'whenever' };
+    res = await s.api('PUT', `/v1/templates/${got.id}`, apiKey, edited);
+    assert.equal(res.status, 200, await res.clone().text());
+    const after = (await res.json()) as Template;
+    assert.equal(after.name, 'Round trip (edited)');
+    assert.deepEqual(after.definition, hello('Goodbye {{name}}'));
+    assert.equal(after.type, 'pdf');
+    assert.equal(after.created_at, created.created_at);
+    assert.ok(after.updated_at >= got.updated_at && !Number.isNaN(Date.parse(after.updated_at)));
+    assert.deepEqual(await (await s.api('GET', `/v1/templates/${got.id}`, apiKey)).json(), after);
+
+    // The same type alone is a valid (empty) edit.
+    assert.equal((await s.api('PUT', `/v1/templates/${got.id}`, apiKey, { type: 'pdf', name: 'typed' })).status, 200);
+  });
+
+  test('PUT cannot change type or id: 400 VALIDATION_ERROR naming the field, nothing stored', async () => {
+    const { apiKey } = s.team();
+    const t = await createVia(apiKey, { name: 'Fixed', type: 'pdf', definition: hello('x') });
+    const other = await createVia(apiKey, { name: 'Other', type: 'image', definition: { any: 1 } });
+
+    let body = await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { ...t, type: 'image', name: 'changed' }), 'type');
+    assert.match(body.detail, /^type: cannot change: this template is of type "pdf"; create a new template for type "image"/);
+    body = await expectValidation(await s.api('PUT', `/v1/templates/${other.id}`, apiKey, { type: 'pdf', definition: hello('y') }), 'type');
+    assert.match(body.detail, /of type "image"/);
+    body = await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { ...other, type: 'pdf', definition: hello('y') }), 'id');
+    assert.match(body.detail, new RegExp(`^id: is "${other.id}" but this is template "${t.id}"`));
+    // Both at once: both named.
+    body = await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, other), 'id');
+    assert.deepEqual(body.errors!.map((e) => e.path).sort(), ['id', 'type']);
+    // Still refused: unknown fields, a bad type value, a malformed timestamp type.
+    await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { ...t, team_id: 'x' }), '');
+    await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { ...t, type: 'docx' }), 'type');
+    await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { ...t, created_at: 5 }), 'created_at');
+
+    assert.deepEqual(await (await s.api('GET', `/v1/templates/${t.id}`, apiKey)).json(), t);
+    assert.deepEqual(await (await s.api('GET', `/v1/templates/${other.id}`, apiKey)).json(), other);
+  });
+
   test('deleting a template deletes its versions', async () => {
     const { apiKey } = s.team();
     const t = await createVia(apiKey, { name: 't', type: 'pdf', definition: hello('one') });
@@ -142,7 +193,7 @@ describe('CRUD', () => {
     const long = await createVia(apiKey, { name: 'n'.repeat(200), type: 'pdf', definition: def });
     await expectValidation(await s.api('PUT', `/v1/templates/${long.id}`, apiKey, {}), '');
     await expectValidation(await s.api('PUT', `/v1/templates/${long.id}`, apiKey, { name: '' }), 'name');
-    await expectValidation(await s.api('PUT', `/v1/templates/${long.id}`, apiKey, { type: 'image' }), '');
+    await expectValidation(await s.api('PUT', `/v1/templates/${long.id}`, apiKey, { type: 'image' }), 'type');
     await expectValidation(await s.api('PUT', `/v1/templates/${long.id}`, apiKey, { definition: null }), 'definition');
 
     const res = await s.api('GET', '/v1/templates', apiKey);
