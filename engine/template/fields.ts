@@ -4,11 +4,23 @@
  *
  * - Loop aliases are replaced by the array they walk: inside `{"each": "items", "as": "item"}`,
  *   `item.qty` is `items[].qty`; nested loops compose (`orders[].lines[].sku`).
- * - Types: the `each` array itself is "array"; a path in `image` is "image"; with a `number` or
- *   `currency` filter "number"; with `date` "date"; compared to a literal, the literal's type; a
- *   bare condition "boolean"; a path other fields go through is "object" (or "array"); anything
- *   else "string". When a path is read several ways, the most specific type wins
- *   (array > object > image > date > number > string > boolean > unknown).
+ * - Types are inferred from every use of a path. Uses that say what the value is:
+ *   - "number": a `number` or `currency` filter; a comparison with a number literal
+ *     (`{"gt": ["total", 1000]}`, also eq/ne/gte/lt/lte);
+ *   - "date": a `date` filter;
+ *   - "boolean": `eq`/`ne` with `true` or `false`;
+ *   - "image": the source of an `image` node;
+ *   - "array": walked by an `each`, or read through an index (`items[0]`, `items[]...`);
+ *   - "object": read through a key (`customer.name`, `totals["net sum"]`).
+ *   Weaker uses, which any of those refines: printed in text or another string property
+ *   (`link`, `qrcode`, colours, metadata), through `upper`/`lower`, or compared with a string
+ *   literal, says "string" (any scalar prints, but text is what the template expects); a bare
+ *   condition (`"if": "buyer.vatId"`) only tests presence and says "boolean" when it is the only
+ *   use.
+ * - Resolution: the one type the strong uses agree on; when they disagree (a `number` filter and a
+ *   `date` filter on one path) "unknown"; with no strong use "string" if the path is printed or
+ *   compared with text, else "boolean" if it is a condition, else "unknown" (it is compared only
+ *   with null or with another placeholder).
  * - `$` built-ins are left out; no duplicates; order of first appearance in the template (its own
  *   key order), metadata, header, footer, background and table rows included.
  */
@@ -18,16 +30,28 @@ import { parsePath, parseString, hasPlaceholder, type DataPath, type Placeholder
 
 type FieldType = TemplateField['type'];
 
-const RANK: Record<FieldType, number> = {
-  unknown: 0,
-  boolean: 1,
-  string: 2,
-  number: 3,
-  date: 4,
-  image: 5,
-  object: 6,
-  array: 7,
-};
+/**
+ * What one use of a path says about its value: a field type ("string" is the weak "printed" use),
+ * "truthy" for a bare condition, "unknown" for a use that says nothing.
+ */
+type Use = FieldType | 'truthy';
+
+/** Uses that only hint at a type: anything stronger replaces them. */
+const WEAK: ReadonlySet<Use> = new Set<Use>(['string', 'truthy', 'unknown']);
+
+/** The type of a path from all its uses (rules in the module comment). */
+function resolve(uses: ReadonlySet<Use>): FieldType {
+  let strong: FieldType | null = null;
+  for (const u of uses) {
+    if (WEAK.has(u)) continue;
+    if (strong !== null && strong !== u) return 'unknown';
+    strong = u as FieldType;
+  }
+  if (strong !== null) return strong;
+  if (uses.has('string')) return 'string';
+  if (uses.has('truthy')) return 'boolean';
+  return 'unknown';
+}
 
 interface Frame {
   readonly alias: string;
@@ -48,11 +72,13 @@ function isBareKey(key: string): boolean {
 }
 
 class Collector {
-  readonly fields = new Map<string, FieldType>();
+  /** Every use of each path, in order of first appearance. */
+  readonly fields = new Map<string, Set<Use>>();
 
-  add(name: string, type: FieldType): void {
-    const prev = this.fields.get(name);
-    if (prev === undefined || RANK[type] > RANK[prev]) this.fields.set(name, type);
+  add(name: string, use: Use): void {
+    let uses = this.fields.get(name);
+    if (uses === undefined) this.fields.set(name, (uses = new Set()));
+    uses.add(use);
   }
 
   /** The caller-side name of a path, or null for `$` built-ins. */
@@ -75,14 +101,14 @@ class Collector {
     return name;
   }
 
-  addPath(path: DataPath, frames: Frame | null, type: FieldType): string | null {
+  addPath(path: DataPath, frames: Frame | null, use: Use): string | null {
     const name = this.nameOf(path, frames);
-    if (name !== null) this.add(name, type);
+    if (name !== null) this.add(name, use);
     return name;
   }
 
-  /** Records every placeholder of a string; `type` is the type of a filter-less placeholder. */
-  string(s: unknown, frames: Frame | null, type: FieldType): void {
+  /** Records every placeholder of a string; `use` is the use of a filter-less placeholder. */
+  string(s: unknown, frames: Frame | null, use: Use): void {
     if (typeof s !== 'string' || !hasPlaceholder(s)) return;
     let parts;
     try {
@@ -90,22 +116,18 @@ class Collector {
     } catch {
       return;
     }
-    for (const part of parts) if (typeof part !== 'string') this.placeholder(part, frames, type);
+    for (const part of parts) if (typeof part !== 'string') this.placeholder(part, frames, use);
   }
 
-  placeholder(p: Placeholder, frames: Frame | null, type: FieldType): void {
-    let t = type;
+  /** The first filter that reads the value as something says what it is; `default` passes it on. */
+  placeholder(p: Placeholder, frames: Frame | null, use: Use): void {
+    let u = use;
     for (const f of p.filters) {
-      if (f.name === 'number' || f.name === 'currency') {
-        t = 'number';
-        break;
-      }
-      if (f.name === 'date') {
-        t = 'date';
-        break;
-      }
+      if (f.name === 'default') continue;
+      u = f.name === 'number' || f.name === 'currency' ? 'number' : f.name === 'date' ? 'date' : 'string';
+      break;
     }
-    this.addPath(p.path, frames, t);
+    this.addPath(p.path, frames, u);
   }
 
   /** Parses a bare path (each, conditions); null when malformed. */
@@ -121,7 +143,7 @@ class Collector {
   condition(c: Condition | undefined, frames: Frame | null): void {
     if (typeof c === 'string') {
       const p = this.path(c);
-      if (p !== null) this.addPath(p, frames, 'boolean');
+      if (p !== null) this.addPath(p, frames, 'truthy');
       return;
     }
     if (c === null || typeof c !== 'object') return;
@@ -134,12 +156,14 @@ class Collector {
       const pair = o[op];
       if (!Object.hasOwn(o, op) || !Array.isArray(pair)) continue;
       const literal: unknown = pair[1];
-      let type: FieldType = 'unknown';
-      if (typeof literal === 'number') type = 'number';
-      else if (typeof literal === 'boolean') type = 'boolean';
-      else if (typeof literal === 'string') type = hasPlaceholder(literal) ? 'unknown' : 'string';
+      // A number literal makes the comparison numeric; a boolean one is an identity test; a string
+      // one compares text (or ISO dates); null and placeholders say nothing about the path.
+      let use: Use = 'unknown';
+      if (typeof literal === 'number') use = 'number';
+      else if (typeof literal === 'boolean') use = 'boolean';
+      else if (typeof literal === 'string') use = hasPlaceholder(literal) ? 'unknown' : 'string';
       const p = this.path(pair[0]);
-      if (p !== null) this.addPath(p, frames, type);
+      if (p !== null) this.addPath(p, frames, use);
       if (typeof literal === 'string') this.string(literal, frames, 'unknown');
     }
   }
@@ -317,23 +341,15 @@ export function templateFields(t: Template): TemplateField[] {
         break;
     }
   }
+  // A path other names go through is an object (`a.b`, `a["b"]`) or an array (`a[]`, `a[0]`).
   const names = [...c.fields.keys()];
-  const out: TemplateField[] = [];
   for (const name of names) {
-    let type = c.fields.get(name) as FieldType;
-    if (RANK[type] < RANK.object) {
-      for (const other of names) {
-        if (other.length <= name.length || !other.startsWith(name)) continue;
-        const next = other[name.length];
-        if (next === '[' && other[name.length + 1] !== '"') {
-          type = 'array';
-          break;
-        }
-        if (next === '[') type = 'object';
-        if (next === '.') type = 'object';
-      }
+    for (const other of names) {
+      if (other.length <= name.length || !other.startsWith(name)) continue;
+      const next = other[name.length];
+      if (next === '.') c.add(name, 'object');
+      else if (next === '[') c.add(name, other[name.length + 1] === '"' ? 'object' : 'array');
     }
-    out.push({ name, type });
   }
-  return out;
+  return names.map((name) => ({ name, type: resolve(c.fields.get(name)!) }));
 }

@@ -5,6 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { readPdf } from '../helpers/pdf.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -468,6 +469,30 @@ describe('fields', () => {
     // Fields follow the draft.
     assert.equal((await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { definition: hello('{{only}}') })).status, 200);
     assert.deepEqual(await (await s.api('GET', `/v1/templates/${t.id}/fields`, apiKey)).json(), { fields: [{ name: 'only', type: 'string' }] });
+  });
+
+  test('the invoice example through the API: types from use, "unknown" where uses disagree or say nothing', async () => {
+    const { apiKey } = s.team();
+    const invoice = JSON.parse(readFileSync(new URL('../../examples/invoice/template.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+    const t = await createVia(apiKey, { name: 'invoice', type: 'pdf', definition: invoice });
+    const { fields } = (await (await s.api('GET', `/v1/templates/${t.id}/fields`, apiKey)).json()) as { fields: { name: string; type: string }[] };
+    const byName = Object.fromEntries(fields.map((f) => [f.name, f.type]));
+    assert.deepEqual(
+      [byName['items[].qty'], byName['items[].unitPrice'], byName.total, byName.issued, byName.logo, byName.items, byName.paid, byName['items[].detail']],
+      ['number', 'number', 'number', 'date', 'image', 'array', 'boolean', 'string'],
+    );
+
+    const odd = await createVia(apiKey, {
+      name: 'odd',
+      type: 'pdf',
+      definition: { content: [{ text: '{{when | number}} {{when | date}}' }, { if: { eq: ['gone', null] }, then: [] }] },
+    });
+    assert.deepEqual(await (await s.api('GET', `/v1/templates/${odd.id}/fields`, apiKey)).json(), {
+      fields: [
+        { name: 'when', type: 'unknown' },
+        { name: 'gone', type: 'unknown' },
+      ],
+    });
   });
 });
 
