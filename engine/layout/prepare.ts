@@ -5,6 +5,7 @@
  * from its content.
  */
 import { RenderError, type Limits } from '../errors.ts';
+import { BOUNDS } from '../template/bounds.ts';
 import type { BoundInline, BoundNode, BoundTableSpec, ListMarker, StyleProps } from '../template/types.ts';
 import { hyphenatorFor } from '../text/hyphenate.ts';
 import { prepareParagraph, type PreparedParagraph, type RGB, type StyledText } from '../text/paragraph.ts';
@@ -225,6 +226,10 @@ function prepareRows(rows: BoundNode[][], parent: ComputedStyle, sectionBackgrou
       const cellStyle = computeStyle(parent, props);
       const colSpan = props.colSpan ?? 1;
       const rowSpan = Math.min(props.rowSpan ?? 1, rows.length - r);
+      // Row spans from rows made by each can push cells right: the grid stays within bounds.
+      if (col + colSpan > BOUNDS.span) {
+        throw new RenderError('LIMIT_EXCEEDED', `the table is wider than ${BOUNDS.span} columns`, `${path}[${r}][${i}]`);
+      }
       // The cell owns padding and background; its content is laid out bare.
       const content = prepareNode(node, parent, ctx, `${path}[${r}][${i}]`);
       const bare = bareStyle(content.style);

@@ -55,10 +55,12 @@ import type {
   FontSpec,
   Metadata,
 } from './types.ts';
+import { BOUNDS } from './bounds.ts';
 import { CSS_COLORS, parseColor } from './colors.ts';
 import { CONDITION_KEYS } from './conditions.ts';
 import { isLanguageTag } from './filters.ts';
 import { checkPath, checkString, closest, hasPlaceholder, isDangerousKey } from './placeholders.ts';
+import { tableGridIssues } from './table-grid.ts';
 
 /** The kind keys of nodes, in documentation order. */
 export const NODE_KINDS = [
@@ -183,6 +185,8 @@ function* expandIssue(iss: z.core.$ZodIssue): Generator<{ path: PropertyKey[]; m
 // one synchronous safeParse call).
 
 let styleNames: ReadonlySet<string> | null = null;
+/** The template's `styles` object (for the spans a cell takes from its named styles), when it is one. */
+let styleObjects: Obj | undefined;
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -210,9 +214,14 @@ function custom(ctx: z.core.$RefinementCtx, message: string): void {
   ctx.addIssue({ code: 'custom', message });
 }
 
-const positive = z.number().positive();
-const nonNegative = z.number().min(0);
-const spanCount = z.int().min(1);
+/** A length in points greater than 0 (widths, heights, sizes): at most BOUNDS.length. */
+const positive = z.number().positive().max(BOUNDS.length);
+/** A length in points from 0 (margins, padding, spacer, gap): at most BOUNDS.length. */
+const nonNegative = z.number().min(0).max(BOUNDS.length);
+const spanCount = z.int().min(1).max(BOUNDS.span);
+const fontSize = z.number().min(BOUNDS.fontSize.min).max(BOUNDS.fontSize.max);
+const lineHeight = z.number().min(BOUNDS.lineHeight.min).max(BOUNDS.lineHeight.max);
+const pageSide = z.number().min(BOUNDS.pageSide.min).max(BOUNDS.pageSide.max);
 
 /** A string bound to data: placeholder syntax checked. */
 const boundString = z.string().superRefine((s, ctx) => {
@@ -270,7 +279,8 @@ const sides = dispatch<SidesInput>((v) => {
 const SHARE = /^(\d+(\.\d+)?)?\*$/;
 const columnWidth = dispatch<ColumnWidth>((v) => {
   if (typeof v === 'number') return positive;
-  if (typeof v === 'string' && (v === 'auto' || v === '*' || (SHARE.test(v) && parseFloat(v) > 0))) return z.string();
+  if (typeof v === 'string' && (v === 'auto' || v === '*' || (SHARE.test(v) && parseFloat(v) > 0 && parseFloat(v) <= BOUNDS.share))) return z.string();
+  if (typeof v === 'string' && SHARE.test(v) && parseFloat(v) > BOUNDS.share) return `a share "N*" is at most ${BOUNDS.share}*; got ${describeValue(v)}`;
   return `expected a width in points, "auto", "*" or "N*" such as "2*"; got ${describeValue(v)}`;
 });
 
@@ -319,16 +329,16 @@ function styleShape(color: z.ZodType<string>) {
   return {
     style: styleRef.optional(),
     fontFamily: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(16)]).optional(),
-    fontSize: positive.optional(),
+    fontSize: fontSize.optional(),
     fontWeight: fontWeight.optional(),
     fontStyle: z.enum(['normal', 'italic']).optional(),
     color: color.optional(),
     backgroundColor: color.optional(),
     textAlign: z.enum(['start', 'end', 'left', 'right', 'center', 'justify']).optional(),
-    lineHeight: positive.optional(),
+    lineHeight: lineHeight.optional(),
     textDecoration: z.enum(['none', 'underline', 'line-through']).optional(),
     direction: z.enum(['ltr', 'rtl', 'auto']).optional(),
-    letterSpacing: z.number().finite().min(-100).max(100).optional(),
+    letterSpacing: z.number().min(BOUNDS.letterSpacing.min).max(BOUNDS.letterSpacing.max).optional(),
     fontFeatures: z.array(z.string().regex(/^[a-z0-9]{4}$/, 'an OpenType feature tag of four lowercase letters or digits, such as "tnum" or "smcp"')).max(32).optional(),
     hyphenate: z.boolean().optional(),
     margin: sides.optional(),
@@ -446,6 +456,8 @@ const tableSpec = z.strictObject({
   cellPadding: sides.optional(),
   headerStyle: nodeStyleObject.optional(),
   footerStyle: nodeStyleObject.optional(),
+}).superRefine((spec, ctx) => {
+  for (const issue of tableGridIssues(spec as unknown as Obj, styleObjects)) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
 });
 const tableNode = z.strictObject({ ...nodeStyle, table: tableSpec });
 
@@ -468,7 +480,7 @@ const listNode = z.strictObject({
   marker: z
     .enum(['disc', 'circle', 'square', 'decimal', 'lower-alpha', 'upper-alpha', 'lower-roman', 'upper-roman', 'none'])
     .optional(),
-  start: z.int().min(0).optional(),
+  start: z.int().min(0).max(BOUNDS.listStart).optional(),
 });
 
 const qrcodeNode = z.strictObject({
@@ -493,7 +505,7 @@ const lineNode = z.strictObject({
     thickness: positive.optional(),
     color: boundColor.optional(),
     length: positive.optional(),
-    dash: z.array(positive).optional(),
+    dash: z.array(positive).max(BOUNDS.dashEntries).optional(),
   }),
 });
 
@@ -509,7 +521,8 @@ const ifNode = z.strictObject({
   else: nodeList.optional(),
 });
 
-const KIND_SCHEMAS: Record<NodeKind, z.ZodType> = {
+/** The schema of each node kind (what {@link nodeSchema} dispatches to); the JSON Schema generator reads them. */
+export const KIND_SCHEMAS: Record<NodeKind, z.ZodType> = {
   text: textNode,
   image: imageNode,
   table: tableNode,
@@ -573,7 +586,7 @@ const pageSize = dispatch<PageSize>((v) => {
     return `unknown page size ${JSON.stringify(v)}: use ${PAGE_SIZE_NAMES.join(', ')} or [width, height] in points`;
   }
   if (Array.isArray(v)) {
-    if (v.length === 2) return z.tuple([positive, positive]);
+    if (v.length === 2) return z.tuple([pageSide, pageSide]);
     return `a page size is [width, height] in points; got ${describeValue(v)}`;
   }
   return `expected ${PAGE_SIZE_NAMES.join(', ')} or [width, height] in points; got ${describeValue(v)}`;
@@ -590,9 +603,9 @@ const pageSchema = z.strictObject({
 
 const fontSchema = z.strictObject({
   family: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(16)]).optional(),
-  size: positive.optional(),
+  size: fontSize.optional(),
   color: literalColor.optional(),
-  lineHeight: positive.optional(),
+  lineHeight: lineHeight.optional(),
 });
 
 const languageTag = z.string().superRefine((s, ctx) => {
@@ -844,12 +857,15 @@ export function parseTemplate(def: unknown, maxDepth: number = DEFAULT_LIMITS.ma
     }
   }
   const previous = styleNames;
+  const previousObjects = styleObjects;
   styleNames = names;
+  styleObjects = isObj(def) && isObj(def.styles) ? def.styles : undefined;
   let result;
   try {
     result = templateSchema.safeParse(def, PARSE_PARAMS);
   } finally {
     styleNames = previous;
+    styleObjects = previousObjects;
   }
   const errors: TemplateIssue[] = [...pre.issues];
   const seen = new Set<string>(errors.map((e) => e.path));

@@ -177,7 +177,7 @@ test('every fault is reported with its exact path', () => {
   assert.match(messageAt(issues, 'content[2]'), /; found both text and image$/);
   assert.equal(messageAt(issues, 'content[3].table.rows[2][1]'), 'a table cell is a string or a node; got the number 5');
   assert.match(messageAt(issues, 'content[4].style'), /unknown style "title"; the template defines no styles/);
-  assert.match(messageAt(issues, 'content[5].stack[0].fontSize'), /must be greater than 0/);
+  assert.match(messageAt(issues, 'content[5].stack[0].fontSize'), /must be at least 1/);
   assert.match(messageAt(issues, 'content[5].stack[1].spacer'), /must be at least 0/);
   assert.equal(messageAt(issues, 'content[6].colr'), 'unknown key "colr" (did you mean "color"?)');
 });
