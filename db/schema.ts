@@ -76,6 +76,19 @@ export const creditTransactions = sqliteTable(
   (t) => [index('credit_transactions_team').on(t.teamId, t.id)],
 );
 
+/**
+ * Debits of synchronous generations whose request has not settled yet: written in the debit's
+ * transaction, deleted when the request ends (with the refund, when it failed). A row left after
+ * the process died is refunded at the next start, in the transaction that deletes it.
+ */
+export const pendingSyncDebits = sqliteTable('pending_sync_debits', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+  /** The ledger row of the debit (credit_transactions.id). */
+  transactionId: integer('transaction_id').notNull(),
+  createdAt: text('created_at').notNull(),
+});
+
 /** PDFs kept for signed URLs; the sweeper deletes each one after `expires_at`. */
 export const generatedFiles = sqliteTable(
   'generated_files',

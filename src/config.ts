@@ -25,7 +25,17 @@ export interface Config {
   secret: string;
   seedDemo: boolean;
   renderThreads: number;
+  /** V8 heap limit of one render thread, MiB. */
+  renderMemoryMb: number;
+  /** Deadline of one render, ms; the thread is stopped past it. */
+  renderTimeoutMs: number;
+  /** A render thread whose heap is above this many MiB after two renders in a row is replaced. */
+  renderRecycleMb: number;
+  /** Render threads one team may hold at once. */
+  renderTeamThreads: number;
   jobConcurrency: number;
+  /** Starts of a job (renders that crashed, or were cut short by the process stopping) before it fails for good. */
+  jobMaxAttempts: number;
   /** Requests per minute per API key. */
   rateLimit: number;
   /** Failed authentications per minute per client address before it is refused with 429. */
@@ -64,7 +74,12 @@ const envSchema = z.object({
   PLATEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PLATEN_SEED_DEMO: bool.default(true),
   PLATEN_RENDER_THREADS: int(1, 256).optional(),
+  PLATEN_RENDER_MEMORY_MB: int(32, 1024 * 1024).default(512),
+  PLATEN_RENDER_TIMEOUT_MS: int(100, 24 * 3_600_000).default(30_000),
+  PLATEN_RENDER_RECYCLE_MB: int(16, 1024 * 1024).optional(),
+  PLATEN_RENDER_TEAM_THREADS: int(1, 256).optional(),
   PLATEN_JOB_CONCURRENCY: int(1, 10_000).optional(),
+  PLATEN_JOB_MAX_ATTEMPTS: int(1, 1000).default(2),
   PLATEN_RATE_LIMIT: int(1, 1_000_000).default(600),
   PLATEN_AUTH_FAIL_LIMIT: int(1, 1_000_000).default(20),
   PLATEN_TRUSTED_PROXIES: z
@@ -115,6 +130,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(e.PLATEN_DATA_DIR);
   const publicUrl = e.PLATEN_PUBLIC_URL ?? `http://localhost:${e.PORT}`;
   const renderThreads = e.PLATEN_RENDER_THREADS ?? availableParallelism();
+  const renderRecycleMb = e.PLATEN_RENDER_RECYCLE_MB ?? Math.floor(e.PLATEN_RENDER_MEMORY_MB / 2);
+  if (renderRecycleMb > e.PLATEN_RENDER_MEMORY_MB) {
+    throw new ConfigError(`invalid configuration:\n  PLATEN_RENDER_RECYCLE_MB: must not be above PLATEN_RENDER_MEMORY_MB (${e.PLATEN_RENDER_MEMORY_MB})`);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -126,7 +145,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret: e.PLATEN_SECRET ?? generatedSecret(dataDir),
     seedDemo: e.PLATEN_SEED_DEMO,
     renderThreads,
+    renderMemoryMb: e.PLATEN_RENDER_MEMORY_MB,
+    renderTimeoutMs: e.PLATEN_RENDER_TIMEOUT_MS,
+    renderRecycleMb,
+    renderTeamThreads: e.PLATEN_RENDER_TEAM_THREADS ?? Math.max(1, renderThreads - 1),
     jobConcurrency: e.PLATEN_JOB_CONCURRENCY ?? 2 * renderThreads,
+    jobMaxAttempts: e.PLATEN_JOB_MAX_ATTEMPTS,
     rateLimit: e.PLATEN_RATE_LIMIT,
     authFailLimit: e.PLATEN_AUTH_FAIL_LIMIT,
     trustedProxies: e.PLATEN_TRUSTED_PROXIES,

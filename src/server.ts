@@ -12,6 +12,7 @@ import { RenderPool } from './render/pool.ts';
 import { seedDemo, type Seeded } from './seed.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { FileStore } from './services/files.ts';
+import { refundUnsettledSyncGenerations } from './services/credits.ts';
 import { deleteOldJobs } from './services/jobs.ts';
 import { S3Storage } from './services/s3.ts';
 import { SecretBox } from './services/secrets.ts';
@@ -32,12 +33,20 @@ const SWEEP_INTERVAL_MS = 60_000;
 export async function startServer(config: Config, log: Logger = createLogger()): Promise<RunningServer> {
   const db = openDatabase(join(config.dataDir, 'platen.db'));
   const seeded = config.seedDemo ? seedDemo(db) : null;
-  const pool = new RenderPool(config.renderThreads, config.fontDirs);
+  // Debits of synchronous generations the previous process died in the middle of.
+  const refunded = refundUnsettledSyncGenerations(db);
+  if (refunded > 0) log.warn({ refunded }, 'refunded synchronous generations a previous run left unfinished');
+  const pool = new RenderPool(
+    config.renderThreads,
+    config.fontDirs,
+    { memoryMb: config.renderMemoryMb, timeoutMs: config.renderTimeoutMs, recycleMb: config.renderRecycleMb, teamThreads: config.renderTeamThreads },
+    log,
+  );
   const files = new FileStore(db, config.dataDir, config, config.secret);
   const secrets = new SecretBox(config.secret);
   const deliverer = new WebhookDeliverer(db, secrets, log, { retryDelays: config.webhookRetryDelays, allowPrivate: config.webhookAllowPrivate });
   const s3 = new S3Storage(secrets, { allowPrivate: config.s3AllowPrivateEndpoints });
-  const runner = new JobRunner({ db, pool, files, s3, log, onResolved: () => deliverer.kick() }, config.jobConcurrency);
+  const runner = new JobRunner({ db, pool, files, s3, log, onResolved: () => deliverer.kick() }, config.jobConcurrency, config.jobMaxAttempts);
   const services: Services = { config, db, pool, files, log, secrets, s3, runner, deliverer };
   const app = createApp(services);
 
@@ -60,7 +69,7 @@ export async function startServer(config: Config, log: Logger = createLogger()):
   };
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweeper.unref();
-  // Jobs and webhook deliveries a previous run left unfinished.
+  // Jobs and webhook deliveries a previous run left unfinished (jobs it died on too often fail).
   runner.start();
   deliverer.kick();
   log.info({ port, threads: config.renderThreads }, 'platen listening');

@@ -1,16 +1,20 @@
 /**
- * Runs queued jobs (spec §3): p-queue bounds how many are in flight (PLATEN_JOB_CONCURRENCY) on the
- * same render pool as synchronous requests. The database is the queue's memory: on start, jobs a
- * crash left pending or processing are queued again, so an accepted job is never lost.
+ * Runs queued jobs (spec §3) on the same render pool as synchronous requests. At most
+ * PLATEN_JOB_CONCURRENCY jobs are in flight, taken fairly from one FIFO per team (round-robin, a
+ * team holding at most all places but one), so a team with many or slow jobs does not hold up the
+ * others'. A job is claimed (pending -> processing, one more attempt) only once a render thread is
+ * there for it. The database is the queue's memory: on start, jobs a crash left pending or
+ * processing are queued again, so an accepted job is never lost; a job the process died on
+ * PLATEN_JOB_MAX_ATTEMPTS times fails for good instead (recoverJobs).
  */
-import PQueue from 'p-queue';
 import type { Db } from '../../db/open.ts';
 import type { PdfVariant } from '../../engine/index.ts';
 import type { Logger } from '../logger.ts';
-import { RenderFailure, type RenderPool } from '../render/pool.ts';
+import { FairQueue } from '../render/fair-queue.ts';
+import { RenderFailure, type RenderOnThread, type RenderPool } from '../render/pool.ts';
 import type { FileStore } from '../services/files.ts';
 import { findS3Integration } from '../services/integrations.ts';
-import { claimJob, completeJob, failJob, recoverJobs } from '../services/jobs.ts';
+import { claimJob, completeJob, failJob, recoverJobs, teamOfJob, type JobRow } from '../services/jobs.ts';
 import { S3Failure, s3Location, type S3Storage } from '../services/s3.ts';
 
 /** A job failure with its own error_code (not a render failure). */
@@ -34,55 +38,112 @@ export interface RunnerDeps {
 }
 
 export class JobRunner {
-  private readonly queue: PQueue;
+  private readonly queue: FairQueue;
+  private stopped = false;
+  /** Jobs queued here and not finished (waiting or running). */
+  private queued = 0;
+  private running = 0;
+  private waiters: Array<{ when: () => boolean; resolve: () => void }> = [];
 
+  /**
+   * @param concurrency jobs in flight at once (PLATEN_JOB_CONCURRENCY).
+   * @param maxAttempts starts of a job cut short by the process dying before it fails for good (PLATEN_JOB_MAX_ATTEMPTS).
+   */
   constructor(
     private readonly deps: RunnerDeps,
     concurrency: number,
+    private readonly maxAttempts = 2,
   ) {
-    this.queue = new PQueue({ concurrency });
+    this.queue = new FairQueue({ slots: concurrency, perKey: Math.max(1, concurrency - 1) });
   }
 
-  /** Queue every job the database holds as pending (after recovering those left processing). */
+  /**
+   * Fail for good the jobs the process died on too often, queue every other job the database holds
+   * as pending (after recovering those left processing). @returns the number queued.
+   */
   start(): number {
-    const ids = recoverJobs(this.deps.db);
-    for (const id of ids) this.enqueue(id);
-    if (ids.length > 0) this.deps.log.info({ jobs: ids.length }, 'queued jobs recovered');
-    return ids.length;
+    const { queued, failed } = recoverJobs(this.deps.db, this.maxAttempts);
+    for (const job of queued) this.enqueue(job.id, job.teamId);
+    if (queued.length > 0) this.deps.log.info({ jobs: queued.length }, 'queued jobs recovered');
+    if (failed > 0) {
+      this.deps.log.warn({ jobs: failed, maxAttempts: this.maxAttempts }, 'jobs interrupted too often failed for good');
+      this.deps.onResolved();
+    }
+    return queued.length;
   }
 
-  enqueue(id: string): void {
-    this.queue.add(() => this.run(id)).catch((err) => this.deps.log.error({ err, job: id }, 'job runner failed'));
+  /** Queue job `id` (of team `teamId`, looked up when not given). */
+  enqueue(id: string, teamId?: string): void {
+    if (this.stopped) return;
+    const team = teamId ?? teamOfJob(this.deps.db, id);
+    if (team === undefined) return;
+    this.queued++;
+    this.queue
+      .run(team, async () => {
+        this.running++;
+        try {
+          await this.run(id, team);
+        } finally {
+          this.running--;
+        }
+      })
+      .catch((err) => this.deps.log.error({ err, job: id }, 'job runner failed'))
+      .finally(() => {
+        this.queued--;
+        this.wake();
+      });
   }
 
   /** Jobs waiting plus running. */
   get size(): number {
-    return this.queue.size + this.queue.pending;
+    return this.queued;
   }
 
   /** Wait until every queued job has run. */
   idle(): Promise<void> {
-    return this.queue.onIdle();
+    return this.until(() => this.queued === 0);
   }
 
   /** Stop starting jobs and wait for the running ones (waiting ones stay pending in the database). */
   async stop(): Promise<void> {
-    this.queue.pause();
-    this.queue.clear();
-    await this.queue.onPendingZero();
+    this.stopped = true;
+    this.queued -= this.queue.clear();
+    await this.until(() => this.running === 0 && this.queue.running === 0);
   }
 
-  private async run(id: string): Promise<void> {
-    const { db, pool, files, s3, log } = this.deps;
-    const job = claimJob(db, id);
-    if (!job) return;
+  private until(when: () => boolean): Promise<void> {
+    if (when()) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ when, resolve }));
+  }
+
+  private wake(): void {
+    const ready = this.waiters.filter((w) => w.when());
+    this.waiters = this.waiters.filter((w) => !w.when());
+    for (const w of ready) w.resolve();
+  }
+
+  /** Run job `id` once a render thread is there for it. */
+  private async run(id: string, teamId: string): Promise<void> {
+    let resolved = false;
+    await this.deps.pool.withThread(teamId, async (render) => {
+      const job = claimJob(this.deps.db, id);
+      if (!job) return;
+      resolved = true;
+      await this.process(job, render);
+    });
+    if (resolved) this.deps.onResolved();
+  }
+
+  private async process(job: JobRow, render: RenderOnThread): Promise<void> {
+    const { db, files, s3, log } = this.deps;
+    const id = job.id;
     try {
       // S3 output uploads with the integration as it is now (the request checked there was one).
       const integration = job.storeS3 ? findS3Integration(db, job.teamId) : undefined;
       if (job.storeS3 && !integration) {
         throw new JobFailure('S3_INTEGRATION_MISSING', 'the team has no S3 integration any more (it was removed after the job was queued); configure one with POST /v1/integrations/s3');
       }
-      const { pdf, warnings } = await pool.render(job.definition, JSON.parse(job.data), { pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined });
+      const { pdf, warnings } = await render({ definitionJson: job.definition, data: JSON.parse(job.data), pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined });
       if (warnings.length > 0) log.warn({ job: id, template: job.templateId, warnings }, 'rendered with warnings');
       const filename = `${job.filename}.pdf`;
       if (integration) {
@@ -106,6 +167,5 @@ export class JobRunner {
         failJob(db, job, 'RENDER_ERROR', 'rendering failed');
       }
     }
-    this.deps.onResolved();
   }
 }

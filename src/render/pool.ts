@@ -1,10 +1,19 @@
 /**
- * Worker threads that render PDFs (DESIGN §2: rendering never blocks the event loop). Sized by
- * PLATEN_RENDER_THREADS; shared by synchronous requests and queued jobs.
+ * Worker threads that render PDFs (DESIGN §2: rendering never blocks the event loop), sized by
+ * PLATEN_RENDER_THREADS and shared by synchronous requests and queued jobs.
+ *
+ * Every render runs where it can be stopped: each thread has a V8 heap limit
+ * (PLATEN_RENDER_MEMORY_MB), each render a deadline (PLATEN_RENDER_TIMEOUT_MS) after which its
+ * thread is terminated, and a thread whose heap stays above PLATEN_RENDER_RECYCLE_MB after its
+ * renders is replaced. A thread runs one render at a time, so stopping it stops nothing else.
+ * Threads are handed out fairly (fair-queue.ts): one FIFO per team, round-robin, at most
+ * PLATEN_RENDER_TEAM_THREADS threads per team at once.
  */
 import { setFlagsFromString } from 'node:v8';
 import { Piscina } from 'piscina';
 import type { PdfVariant } from '../../engine/index.ts';
+import type { Logger } from '../logger.ts';
+import { FairQueue, type Release } from './fair-queue.ts';
 import type { RenderOutcome, RenderTask, RenderWorkerData } from './task.ts';
 
 // V8 "pretenures" allocation sites whose objects survived a scavenge: their objects then go
@@ -16,7 +25,11 @@ import type { RenderOutcome, RenderTask, RenderWorkerData } from './task.ts';
 // holds for every render thread started afterwards (and for the main thread).
 setFlagsFromString('--no-allocation-site-pretenuring');
 
-/** A failed render, with the engine's error code and the path of the fault. */
+/**
+ * A failed render: the engine's error code (TEMPLATE_INVALID, LIMIT_EXCEEDED, ...) or the pool's
+ * own (RENDER_TIMEOUT, RENDER_MEMORY, RENDER_CRASHED), with the message and the template or data
+ * path of the fault when there is one.
+ */
 export class RenderFailure extends Error {
   constructor(
     readonly code: string,
@@ -28,45 +41,227 @@ export class RenderFailure extends Error {
   }
 }
 
-export class RenderPool {
-  private readonly pool: Piscina;
+/** How renders are bounded; every field has an environment variable (src/config.ts). */
+export interface RenderLimits {
+  /** V8 old-generation heap limit of one render thread, MiB (PLATEN_RENDER_MEMORY_MB). */
+  memoryMb: number;
+  /** Wall-clock deadline of one render, ms (PLATEN_RENDER_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** A thread whose heap is above this many MiB after two renders in a row is replaced (PLATEN_RENDER_RECYCLE_MB). */
+  recycleMb: number;
+  /** Threads one team may hold at once (PLATEN_RENDER_TEAM_THREADS). */
+  teamThreads: number;
+}
 
-  /** @param fontDirs extra font folders (PLATEN_FONT_DIRS), scanned once per thread. */
-  constructor(threads: number, fontDirs: string[] = []) {
-    this.pool = new Piscina({
+/** Defaults for `threads` render threads. */
+export function defaultRenderLimits(threads: number): RenderLimits {
+  return { memoryMb: 512, timeoutMs: 30_000, recycleMb: 256, teamThreads: Math.max(1, threads - 1) };
+}
+
+/** One render's input. `now`: `$now` and the creation date (default: the current time). */
+export interface RenderInput {
+  definitionJson: string;
+  data: unknown;
+  now?: Date;
+  pdfVariant?: PdfVariant;
+}
+
+/**
+ * A render's result: the PDF, its page count, the engine's warnings and `ms`, the time from the
+ * call to the result in milliseconds (waiting for a thread, the handoff both ways, the render).
+ */
+export interface RenderResult {
+  pdf: Buffer;
+  pages: number;
+  warnings: string[];
+  ms: number;
+}
+
+/** Renders on the thread it was handed with; may be called once. @throws RenderFailure */
+export type RenderOnThread = (input: RenderInput) => Promise<RenderResult>;
+
+/** Consecutive renders above `recycleMb` that get a thread replaced. */
+const HIGH_HEAP_RENDERS = 2;
+/** Wait before trying again to start a thread that failed to start, ms (doubles up to 30 s). */
+const RESTART_DELAY_MS = 500;
+
+/** One render thread: a single-thread piscina pool, replaced whole when its thread must go. */
+class RenderThread {
+  private pool!: Piscina;
+  /** Settles once the current thread has loaded the engine and fonts. */
+  ready!: Promise<void>;
+  private highHeapRenders = 0;
+  private closed = false;
+
+  constructor(
+    private readonly workerData: RenderWorkerData,
+    private readonly limits: RenderLimits,
+    private readonly log: Logger | undefined,
+  ) {
+    this.start(RESTART_DELAY_MS);
+  }
+
+  /** Render `task` with the deadline. @throws RenderFailure (the thread is replaced when the failure was the thread's) */
+  async render(task: RenderTask): Promise<RenderOutcome> {
+    await this.ready;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.limits.timeoutMs);
+    let out: RenderOutcome | undefined;
+    try {
+      out = (await this.pool.run(task, { signal: deadline.signal })) as RenderOutcome | undefined;
+    } catch (e) {
+      const failure = this.failureOf(e, deadline.signal.aborted);
+      this.log?.warn({ code: failure.code, err: e }, 'render thread stopped; starting another');
+      this.replace();
+      throw failure;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (typeof out?.ok !== 'boolean') throw new RenderFailure('RENDER_ERROR', 'the render thread returned no result');
+    if (out.heapMb > this.limits.recycleMb) {
+      if (++this.highHeapRenders >= HIGH_HEAP_RENDERS) {
+        this.log?.info({ heapMb: Math.round(out.heapMb) }, 'render thread recycled: its heap stayed high');
+        this.replace();
+      }
+    } else {
+      this.highHeapRenders = 0;
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.pool.destroy();
+  }
+
+  private failureOf(e: unknown, timedOut: boolean): RenderFailure {
+    if (timedOut) return new RenderFailure('RENDER_TIMEOUT', `the render took longer than ${this.limits.timeoutMs} ms and was stopped`);
+    if ((e as NodeJS.ErrnoException)?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      return new RenderFailure('RENDER_MEMORY', `the render needed more than the ${this.limits.memoryMb} MiB of memory a render may use and was stopped`);
+    }
+    return new RenderFailure('RENDER_CRASHED', `the render thread stopped unexpectedly (${(e as Error)?.message ?? String(e)})`);
+  }
+
+  /** Start a new thread (the old pool, if any, is destroyed in the background). */
+  private replace(): void {
+    const old = this.pool;
+    this.highHeapRenders = 0;
+    this.start(RESTART_DELAY_MS);
+    old.destroy().catch(() => {});
+  }
+
+  private start(retryMs: number): void {
+    if (this.closed) return;
+    const pool = new Piscina({
       filename: new URL('./worker.mjs', import.meta.url).href,
-      minThreads: threads,
-      maxThreads: threads,
-      idleTimeout: 60_000,
-      // A second task waits in each thread's port, so a thread that finishes starts the next render
-      // at once instead of idling until the main thread (busy with HTTP and SQLite) hands it one.
-      concurrentTasksPerWorker: 2,
-      workerData: { fontDirs } satisfies RenderWorkerData,
+      minThreads: 1,
+      maxThreads: 1,
+      idleTimeout: Infinity,
+      resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb },
+      workerData: this.workerData,
+    });
+    // A thread that dies with no task on it is reported here; unheard, the event would throw.
+    pool.on('error', (err: unknown) => this.log?.warn({ err }, 'render thread error'));
+    this.pool = pool;
+    this.ready = pool.run(null, { name: 'ready' }).then(
+      () => undefined,
+      async (err: unknown) => {
+        if (this.closed) return;
+        this.log?.error({ err }, `a render thread failed to start; trying again in ${retryMs} ms`);
+        await new Promise((r) => setTimeout(r, retryMs));
+        await pool.destroy().catch(() => {});
+        this.start(Math.min(retryMs * 2, 30_000));
+        return this.ready;
+      },
+    );
+  }
+}
+
+export class RenderPool {
+  private readonly threadList: RenderThread[];
+  private readonly idle: RenderThread[];
+  private readonly queue: FairQueue;
+  readonly limits: RenderLimits;
+
+  /**
+   * @param fontDirs extra font folders (PLATEN_FONT_DIRS), scanned once per thread.
+   * @param limits memory, deadline, recycling and per-team share (defaults: {@link defaultRenderLimits}).
+   */
+  constructor(threads: number, fontDirs: string[] = [], limits: Partial<RenderLimits> = {}, log?: Logger) {
+    this.limits = { ...defaultRenderLimits(threads), ...limits };
+    this.threadList = Array.from({ length: threads }, () => new RenderThread({ fontDirs }, this.limits, log));
+    this.idle = [...this.threadList];
+    this.queue = new FairQueue({ slots: threads, perKey: this.limits.teamThreads });
+  }
+
+  /**
+   * Render `definitionJson` with `data` on a thread, once `options.team`'s turn comes.
+   * @throws RenderFailure when the engine refuses or fails, or the render is stopped.
+   */
+  render(definitionJson: string, data: unknown, options: { team?: string; now?: Date; pdfVariant?: PdfVariant } = {}): Promise<RenderResult> {
+    const start = performance.now();
+    return this.withThread(options.team ?? '', async (render) => {
+      const result = await render({ definitionJson, data, now: options.now, pdfVariant: options.pdfVariant });
+      return { ...result, ms: performance.now() - start };
     });
   }
 
   /**
-   * Render `definition` with `data` on a worker thread.
-   * @returns the PDF, its page count, the engine's warnings and `ms`: the time from this call to the
-   * result (waiting for a thread, the handoff both ways and the render), in milliseconds.
-   * @throws RenderFailure when the engine refuses or fails.
+   * Wait for a thread for `team` (fair order, see the module comment), then run `work` with it.
+   * The thread is given back as soon as `work`'s render settles (or `work` ends without one), so
+   * what `work` does after rendering does not hold it. Lets a caller do last-moment work, such as
+   * claiming a job, only once a thread is really there.
    */
-  async render(definitionJson: string, data: unknown, options: { now?: Date; pdfVariant?: PdfVariant } = {}): Promise<{ pdf: Buffer; pages: number; warnings: string[]; ms: number }> {
-    const task: RenderTask = { definitionJson, data, now: (options.now ?? new Date()).getTime(), pdfVariant: options.pdfVariant };
-    const start = performance.now();
-    const out = (await this.pool.run(task)) as RenderOutcome | undefined;
-    const ms = performance.now() - start;
-    if (typeof out?.ok !== 'boolean') throw new RenderFailure('RENDER_ERROR', 'the render thread returned no result');
-    if (!out.ok) throw new RenderFailure(out.code, out.message, out.path);
-    return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), pages: out.pages, warnings: out.warnings, ms };
+  async withThread<T>(team: string, work: (render: RenderOnThread) => Promise<T>): Promise<T> {
+    const release = await this.queue.acquire(team);
+    const thread = this.idle.pop()!;
+    let used = false;
+    let given = false;
+    const giveBack = () => {
+      if (given) return;
+      given = true;
+      this.giveBack(thread, release);
+    };
+    const render: RenderOnThread = async (input) => {
+      if (used) throw new Error('one render per thread lease');
+      used = true;
+      const start = performance.now();
+      try {
+        const task: RenderTask = { definitionJson: input.definitionJson, data: input.data, now: (input.now ?? new Date()).getTime(), pdfVariant: input.pdfVariant };
+        const out = await thread.render(task);
+        if (!out.ok) throw new RenderFailure(out.code, out.message, out.path);
+        return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), pages: out.pages, warnings: out.warnings, ms: performance.now() - start };
+      } finally {
+        giveBack();
+      }
+    };
+    try {
+      return await work(render);
+    } finally {
+      giveBack();
+    }
   }
 
   /** Threads in the pool. */
   get threads(): number {
-    return this.pool.threads.length;
+    return this.threadList.length;
+  }
+
+  /** Renders waiting for a thread. */
+  get waiting(): number {
+    return this.queue.pending;
   }
 
   async close(): Promise<void> {
-    await this.pool.destroy();
+    this.queue.clear();
+    await Promise.all(this.threadList.map((t) => t.close()));
+  }
+
+  /** The thread is handed out again once it is ready (at once, unless it is being replaced). */
+  private giveBack(thread: RenderThread, release: Release): void {
+    thread.ready.then(() => {
+      this.idle.push(thread);
+      release();
+    });
   }
 }

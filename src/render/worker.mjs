@@ -5,3 +5,4 @@ import { register } from 'tsx/esm/api';
 register();
 const task = await import('./task.ts');
 export default task.default;
+export const ready = task.ready;

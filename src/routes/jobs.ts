@@ -67,7 +67,7 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
       webhookUrl: body.webhook_url,
       webhookSecretEnc: body.webhook_secret !== undefined ? s.secrets.seal(body.webhook_secret) : undefined,
     });
-    s.runner.enqueue(job.id);
+    s.runner.enqueue(job.id, teamId);
     return c.json({ job_id: job.id, status: 'pending' as const, credits_remaining: creditsRemaining }, 202);
   });
   app.openapi(getOne, (c) => c.json(toJobJson(getJob(s.db, c.get('teamId'), c.req.valid('param').job_id)), 200));

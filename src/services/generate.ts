@@ -1,14 +1,15 @@
 /**
  * Synchronous generation (spec §4.1): template lookup, one credit taken, render on the worker
  * pool, the credit refunded if anything after the debit fails, then the PDF as bytes, a signed URL
- * or an object in the team's S3 bucket (spec §2.3).
+ * or an object in the team's S3 bucket (spec §2.3). The debit is noted as pending until the
+ * request settles, so a process that dies mid-render has it refunded at the next start.
  */
 import type { Db } from '../../db/open.ts';
 import type { Logger } from '../logger.ts';
 import { ApiError } from '../errors.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import type { CreatePdfBody } from '../schemas/pdf.ts';
-import { debitCredit, refundCredit } from './credits.ts';
+import { debitSyncGeneration, refundSyncGeneration, settleSyncGeneration } from './credits.ts';
 import type { FileStore } from './files.ts';
 import { requireS3Integration, type S3IntegrationRow } from './integrations.ts';
 import { S3Failure, s3Location, type S3Storage } from './s3.ts';
@@ -51,20 +52,25 @@ export function checkRequest(db: Db, teamId: string, req: CreatePdfBody): { defi
 }
 
 /**
- * Run a render for a team whose credit is already taken; refund and answer 500 if it fails (§7.1),
- * or 502 S3_UPLOAD_FAILED if the upload to the team's bucket does.
+ * Run a render for a team whose credit is already taken (pending debit `pendingId`): settle the
+ * debit when it succeeds; refund it and answer 500 if it fails (§7.1), with the render's code,
+ * message and path in `render_error`, or 502 S3_UPLOAD_FAILED if the upload to the bucket does.
  */
-async function renderOrRefund<T>(db: Db, teamId: string, work: () => Promise<T>, s3?: { bucket: string; key: string }): Promise<T> {
+async function renderOrRefund<T>(db: Db, teamId: string, pendingId: number, work: () => Promise<T>, s3?: { bucket: string; key: string }): Promise<T> {
+  let result: T;
   try {
-    return await work();
+    result = await work();
   } catch (e) {
-    refundCredit(db, teamId);
+    refundSyncGeneration(db, teamId, pendingId);
     if (e instanceof S3Failure && s3) throw s3UploadFailed(e, s3.bucket, s3.key);
     if (e instanceof RenderFailure) {
-      throw new ApiError(500, 'INTERNAL_ERROR', `rendering failed: ${e.message.replace(/[.\s]+$/, '')}; the credit was refunded`, { render_error: { code: e.code, path: e.path ?? null } });
+      const message = e.message.replace(/[.\s]+$/, '');
+      throw new ApiError(500, 'INTERNAL_ERROR', `rendering failed: ${message}; the credit was refunded`, { render_error: { code: e.code, message, path: e.path ?? null } });
     }
     throw new ApiError(500, 'INTERNAL_ERROR', 'rendering failed; the credit was refunded');
   }
+  settleSyncGeneration(db, pendingId);
+  return result;
 }
 
 /** POST /v1/pdf/create. @throws ApiError per §7.1. */
@@ -73,12 +79,13 @@ export async function generateSync(deps: GenerateDeps, teamId: string, req: Crea
   const filename = `${req.filename}.pdf`;
   const loc = integration ? s3Location(integration, filename, { bucket: req.s3_bucket, prefix: req.s3_filepath }) : undefined;
   // The balance this call's debit left: "after this call" (§2.3), whatever runs concurrently.
-  const balance = debitCredit(deps.db, teamId);
+  const { balance, pendingId } = debitSyncGeneration(deps.db, teamId);
   return renderOrRefund(
     deps.db,
     teamId,
+    pendingId,
     async (): Promise<SyncResult> => {
-      const { pdf, warnings, ms: renderMs } = await deps.pool.render(definition, req.data, { pdfVariant: req.pdf_variant });
+      const { pdf, warnings, ms: renderMs } = await deps.pool.render(definition, req.data, { team: teamId, pdfVariant: req.pdf_variant });
       if (warnings.length > 0) deps.log.warn({ template: req.template_id, warnings }, 'rendered with warnings');
       if (req.export_type === 'binary') return { kind: 'binary', pdf, creditsRemaining: balance, renderMs };
       if (integration && loc) {

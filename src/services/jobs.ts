@@ -5,7 +5,7 @@
  * never taken or refunded twice for one job.
  */
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/open.ts';
 import { jobs, webhookDeliveries } from '../../db/schema.ts';
 import { ApiError } from '../errors.ts';
@@ -137,12 +137,27 @@ export function failJob(db: Db, job: JobRow, code: string, message: string): boo
 }
 
 /**
- * After a restart: jobs a crash left in processing go back to pending (they are run again; their
- * credit was taken once and stays taken). @returns the ids of every pending job, oldest first.
+ * After a restart, for the jobs a crash left in processing: one started `maxAttempts` times or more
+ * (the process died on it each time, as a render that takes the process down would) fails for good
+ * with RENDER_CRASHED, its refund and its pdf.failed webhook (failJob: one transaction each); the
+ * others go back to pending and are run again (their credit was taken once and stays taken).
+ * @returns every pending job, oldest first, and how many jobs were failed.
  */
-export function recoverJobs(db: Db): string[] {
+export function recoverJobs(db: Db, maxAttempts: number): { queued: { id: string; teamId: string }[]; failed: number } {
+  let failed = 0;
+  const poisoned = db.select().from(jobs).where(and(eq(jobs.status, 'processing'), gte(jobs.attempts, maxAttempts))).all();
+  for (const job of poisoned) {
+    const times = job.attempts === 1 ? 'once' : `${job.attempts} times`;
+    if (failJob(db, job, 'RENDER_CRASHED', `the service stopped while rendering this job ${times}; it is not run again`)) failed++;
+  }
   db.update(jobs).set({ status: 'pending', updatedAt: new Date().toISOString() }).where(eq(jobs.status, 'processing')).run();
-  return db.select({ id: jobs.id }).from(jobs).where(eq(jobs.status, 'pending')).orderBy(jobs.createdAt).all().map((r) => r.id);
+  const queued = db.select({ id: jobs.id, teamId: jobs.teamId }).from(jobs).where(eq(jobs.status, 'pending')).orderBy(jobs.createdAt).all();
+  return { queued, failed };
+}
+
+/** The team of job `id`, or undefined when there is no such job. */
+export function teamOfJob(db: Db, id: string): string | undefined {
+  return db.select({ teamId: jobs.teamId }).from(jobs).where(eq(jobs.id, id)).get()?.teamId;
 }
 
 /** The job `id` of the caller's team. @throws ApiError 404 JOB_NOT_FOUND (unknown or another team's). */

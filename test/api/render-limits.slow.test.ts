@@ -1,0 +1,163 @@
+/**
+ * Renders that run past their deadline or their thread's memory are stopped and answered, on a real
+ * server with real render threads: sync is 500 INTERNAL_ERROR with render_error {code, message,
+ * path} and a refund, async fails the job with the code and a refund, and the server renders the
+ * next invoice as before. A thread whose heap stays high is replaced between renders.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError } from '../helpers/api.ts';
+import { balance, createJob, ledger, waitForJob } from '../helpers/jobs.ts';
+import { SLOW_DEFINITION, slowDocumentData } from '../helpers/slow-document.ts';
+
+const INVOICE = JSON.parse(readFileSync(new URL('../../examples/invoice/template.json', import.meta.url), 'utf8')) as unknown;
+const INVOICE_DATA = JSON.parse(readFileSync(new URL('../../examples/invoice/data.json', import.meta.url), 'utf8')) as unknown;
+// 800 paragraphs: about 200 pages, seconds of rendering and some 330 MiB of heap on a warm thread.
+const SLOW_DATA = slowDocumentData(800);
+
+interface RenderErrorBody {
+  code: string;
+  detail: string;
+  render_error: { code: string; message: string; path: string | null };
+}
+
+/** A sync render of `template` that must fail with `code`; checks the answer's shape. */
+async function expectRenderFailure(s: TestServer, apiKey: string, template: string, code: string): Promise<RenderErrorBody> {
+  const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: template, data: SLOW_DATA, export_type: 'binary' });
+  const body = (await expectError(res, 500, 'INTERNAL_ERROR')) as unknown as RenderErrorBody;
+  assert.equal(body.render_error.code, code, JSON.stringify(body));
+  assert.equal(typeof body.render_error.message, 'string');
+  assert.ok(body.render_error.message.length > 0);
+  assert.equal(body.render_error.path, null);
+  assert.match(body.detail, /refunded/);
+  return body;
+}
+
+/** The invoice still renders: 200 and a PDF. */
+async function expectInvoice(s: TestServer, apiKey: string, template: string): Promise<void> {
+  const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: template, data: INVOICE_DATA, export_type: 'binary' });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  assert.equal(res.status, 200, bytes.toString().slice(0, 300));
+  assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
+}
+
+function pendingSyncDebits(s: TestServer): number {
+  return (s.server.services.db.$client.prepare('SELECT count(*) AS n FROM pending_sync_debits').get() as { n: number }).n;
+}
+
+describe('a render past PLATEN_RENDER_TIMEOUT_MS', () => {
+  let s: TestServer;
+  before(async () => {
+    // 2 s: a warm invoice renders in tens of ms, the slow document needs several seconds.
+    s = await startTestServer({ PLATEN_RENDER_TIMEOUT_MS: '2000' });
+  });
+  after(() => s.close());
+
+  test('sync: 500 with render_error RENDER_TIMEOUT, refunded; the next invoice renders', async () => {
+    const { teamId, apiKey } = s.team(5);
+    const slow = s.template(teamId, SLOW_DEFINITION);
+    const invoice = s.template(teamId, INVOICE);
+    await expectInvoice(s, apiKey, invoice);
+    const body = await expectRenderFailure(s, apiKey, slow, 'RENDER_TIMEOUT');
+    assert.match(body.render_error.message, /2000 ms/);
+    assert.equal(balance(s, teamId), 4, 'the invoice paid, the stopped render refunded');
+    assert.deepEqual(
+      ledger(s, teamId).map((r) => [r.reason, r.delta]),
+      [
+        ['grant', 5],
+        ['generation', -1],
+        ['generation', -1],
+        ['refund', 1],
+      ],
+    );
+    assert.equal(pendingSyncDebits(s), 0, 'no debit left pending');
+    await expectInvoice(s, apiKey, invoice);
+    await expectInvoice(s, apiKey, invoice);
+  });
+
+  test('async: the job fails with error_code RENDER_TIMEOUT and is refunded', async () => {
+    const { teamId, apiKey } = s.team(3);
+    const slow = s.template(teamId, SLOW_DEFINITION);
+    const { job_id } = await createJob(s, apiKey, { template_id: slow, data: SLOW_DATA });
+    const job = await waitForJob(s, apiKey, job_id, 60_000);
+    assert.equal(job.status, 'failed');
+    assert.equal(job.error_code, 'RENDER_TIMEOUT');
+    assert.match(job.error_message ?? '', /2000 ms/);
+    assert.equal(balance(s, teamId), 3);
+    assert.deepEqual(
+      ledger(s, teamId).map((r) => [r.reason, r.delta, r.job_id]),
+      [
+        ['grant', 3, null],
+        ['generation', -1, job_id],
+        ['refund', 1, job_id],
+      ],
+    );
+    const invoice = s.template(teamId, INVOICE);
+    await expectInvoice(s, apiKey, invoice);
+  });
+});
+
+describe('a render past PLATEN_RENDER_MEMORY_MB', () => {
+  let s: TestServer;
+  before(async () => {
+    // 128 MiB: the engine and fonts take some 35, an invoice a few more; the slow document far more.
+    s = await startTestServer({ PLATEN_RENDER_MEMORY_MB: '128', PLATEN_RENDER_TIMEOUT_MS: '300000' });
+  });
+  after(() => s.close());
+
+  test('sync: 500 with render_error RENDER_MEMORY, refunded; the next invoice renders', async () => {
+    const { teamId, apiKey } = s.team(5);
+    const slow = s.template(teamId, SLOW_DEFINITION);
+    const invoice = s.template(teamId, INVOICE);
+    const body = await expectRenderFailure(s, apiKey, slow, 'RENDER_MEMORY');
+    assert.match(body.render_error.message, /128 MiB/);
+    assert.equal(balance(s, teamId), 5);
+    assert.deepEqual(
+      ledger(s, teamId).map((r) => [r.reason, r.delta]),
+      [
+        ['grant', 5],
+        ['generation', -1],
+        ['refund', 1],
+      ],
+    );
+    await expectInvoice(s, apiKey, invoice);
+    assert.equal(balance(s, teamId), 4);
+  });
+
+  test('async: the job fails with error_code RENDER_MEMORY and is refunded', async () => {
+    const { teamId, apiKey } = s.team(2);
+    const slow = s.template(teamId, SLOW_DEFINITION);
+    const { job_id } = await createJob(s, apiKey, { template_id: slow, data: SLOW_DATA });
+    const job = await waitForJob(s, apiKey, job_id, 120_000);
+    assert.equal(job.status, 'failed');
+    assert.equal(job.error_code, 'RENDER_MEMORY');
+    assert.equal(balance(s, teamId), 2);
+  });
+});
+
+test('a render thread whose heap stays above PLATEN_RENDER_RECYCLE_MB is replaced, and renders go on', async () => {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  // Every thread's heap is above 16 MiB once the engine is loaded: each is replaced after two renders.
+  const s = await startTestServer({ PLATEN_RENDER_THREADS: '1', PLATEN_RENDER_RECYCLE_MB: '16' }, { log: pino({ level: 'info' }, sink) });
+  try {
+    const { teamId, apiKey } = s.team(10);
+    const invoice = s.template(teamId, INVOICE);
+    for (let i = 0; i < 5; i++) await expectInvoice(s, apiKey, invoice);
+    const recycled = lines.filter((l) => l.includes('render thread recycled'));
+    assert.equal(recycled.length, 2, 'replaced after the 2nd and the 4th render');
+    assert.ok((JSON.parse(recycled[0]!) as { heapMb: number }).heapMb > 16);
+    assert.equal(balance(s, teamId), 5);
+  } finally {
+    await s.close();
+  }
+});
