@@ -215,6 +215,7 @@ export class RenderPool {
   async withThread<T>(team: string, work: (render: RenderOnThread) => Promise<T>): Promise<T> {
     const release = await this.queue.acquire(team);
     const thread = this.idle.pop()!;
+    await thread.ready; // only a thread still starting with the server is not ready yet
     let used = false;
     let given = false;
     const giveBack = () => {
