@@ -9,6 +9,7 @@ import { parseTemplate } from './template/schema.ts';
 import type { Template, TemplateField, TemplateIssue } from './template/types.ts';
 import { bundledFontLibrary, type FontLibrary } from './text/fonts.ts';
 import { layoutDocument } from './layout/document.ts';
+import { stampWatermark } from './layout/watermark.ts';
 import { paintPdf } from './paint/paint.ts';
 import { pdfaProfile, type PdfVariant } from './pdfa/variant.ts';
 
@@ -29,6 +30,11 @@ export interface RenderOptions {
   fonts?: FontLibrary;
   /** Write PDF/A (spec §2.1 `pdf_variant`): "pdf/a-1b", "pdf/a-2b" or "pdf/a-3b". */
   pdfVariant?: PdfVariant;
+  /**
+   * Text drawn diagonally across every page, over the content, in translucent grey (previews:
+   * "PREVIEW"); 1 to 100 characters, printed as given (no placeholders).
+   */
+  watermark?: string;
 }
 
 /** What {@link renderPdf} returns. */
@@ -112,7 +118,8 @@ function validOrThrow(definition: unknown, fonts?: FontLibrary, maxDepth?: numbe
  * @param definition a template definition (validated here).
  * @param data the JSON object whose values fill the placeholders.
  * @throws RenderError TEMPLATE_INVALID, DATA_INVALID, LIMIT_EXCEEDED, IMAGE_INVALID,
- *   BARCODE_INVALID, FONT_NOT_FOUND, PDFA_CONFLICT or RENDER_ERROR.
+ *   BARCODE_INVALID, FONT_NOT_FOUND, PDFA_CONFLICT or RENDER_ERROR; RangeError for a watermark
+ *   that is empty or longer than 100 characters.
  */
 export async function renderPdf(definition: unknown, data: unknown, options: RenderOptions = {}): Promise<RenderResult> {
   const fonts = options.fonts ?? bundledFontLibrary();
@@ -121,6 +128,7 @@ export async function renderPdf(definition: unknown, data: unknown, options: Ren
   const now = options.now ?? new Date();
   const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language });
   const { pages, warnings } = layoutDocument(template, data ?? {}, { fonts, limits, now, language: meta.language });
+  if (options.watermark !== undefined) stampWatermark(pages, options.watermark, fonts, options.pdfVariant !== undefined);
   const pdf = await paintPdf(pages, { ...meta, date: now }, { pdfa: options.pdfVariant ? pdfaProfile(options.pdfVariant) : undefined });
   return { pdf, pages: pages.length, warnings };
 }

@@ -233,7 +233,9 @@ export type DrawItem =
   /** Filled rectangles in a code's module units ([x, y, w, h, ...], shared by every render of it), drawn scaled by sx, sy and moved to x, y. */
   | { readonly kind: 'bars'; readonly rects: readonly number[]; readonly x: number; readonly y: number; readonly sx: number; readonly sy: number; readonly color: RGB }
   /** A list bullet: a filled disc, a stroked circle or a filled square centred on (cx, cy). */
-  | { readonly kind: 'shape'; readonly shape: 'disc' | 'circle' | 'square'; readonly cx: number; readonly cy: number; readonly size: number; readonly color: RGB };
+  | { readonly kind: 'shape'; readonly shape: 'disc' | 'circle' | 'square'; readonly cx: number; readonly cy: number; readonly size: number; readonly color: RGB }
+  /** Items drawn through a transform [a, b, c, d, e, f] (PDF `cm`), at a fill opacity 0..1 or opaque (null): the watermark. */
+  | { readonly kind: 'group'; readonly matrix: readonly [number, number, number, number, number, number]; readonly opacity: number | null; readonly items: readonly DrawItem[] };
 
 /** One laid-out page. */
 export interface Page {

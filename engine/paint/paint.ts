@@ -140,6 +140,20 @@ class PageWriter {
     if (item.clip) this.doc.restore();
   }
 
+  /** Items through a transform, at an opacity: saved and restored around them. */
+  group(item: Extract<DrawItem, { kind: 'group' }>): void {
+    this.flush();
+    this.doc.save();
+    if (item.opacity !== null) this.doc.fillOpacity(item.opacity);
+    this.ops.push(`${item.matrix.map(fine).join(' ')} cm`);
+    for (const inner of item.items) this.draw(inner);
+    this.flush();
+    this.doc.restore();
+    // The restore brought back the colour and font of before the group.
+    this.fill = '';
+    this.font = '';
+  }
+
   draw(item: DrawItem): void {
     switch (item.kind) {
       case 'text': return this.text(item.x, item.y, item.run);
@@ -148,6 +162,7 @@ class PageWriter {
       case 'bars': return this.bars(item);
       case 'image': return this.image(item);
       case 'shape': return this.shape(item);
+      case 'group': return this.group(item);
     }
   }
 
