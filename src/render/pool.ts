@@ -64,6 +64,8 @@ export interface RenderInput {
   data: unknown;
   now?: Date;
   pdfVariant?: PdfVariant;
+  /** Text drawn diagonally over every page (previews: "PREVIEW"). */
+  watermark?: string;
 }
 
 /**
@@ -198,10 +200,10 @@ export class RenderPool {
    * Render `definitionJson` with `data` on a thread, once `options.team`'s turn comes.
    * @throws RenderFailure when the engine refuses or fails, or the render is stopped.
    */
-  render(definitionJson: string, data: unknown, options: { team?: string; now?: Date; pdfVariant?: PdfVariant } = {}): Promise<RenderResult> {
+  render(definitionJson: string, data: unknown, options: { team?: string; now?: Date; pdfVariant?: PdfVariant; watermark?: string } = {}): Promise<RenderResult> {
     const start = performance.now();
     return this.withThread(options.team ?? '', async (render) => {
-      const result = await render({ definitionJson, data, now: options.now, pdfVariant: options.pdfVariant });
+      const result = await render({ definitionJson, data, now: options.now, pdfVariant: options.pdfVariant, watermark: options.watermark });
       return { ...result, ms: performance.now() - start };
     });
   }
@@ -228,7 +230,7 @@ export class RenderPool {
       used = true;
       const start = performance.now();
       try {
-        const task: RenderTask = { definitionJson: input.definitionJson, data: input.data, now: (input.now ?? new Date()).getTime(), pdfVariant: input.pdfVariant };
+        const task: RenderTask = { definitionJson: input.definitionJson, data: input.data, now: (input.now ?? new Date()).getTime(), pdfVariant: input.pdfVariant, watermark: input.watermark };
         const out = await thread.render(task);
         if (!out.ok) throw new RenderFailure(out.code, out.message, out.path);
         return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), pages: out.pages, warnings: out.warnings, ms: performance.now() - start };

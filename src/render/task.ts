@@ -23,6 +23,8 @@ export interface RenderTask {
   now: number;
   /** PDF/A variant (spec §2.1 pdf_variant). */
   pdfVariant?: PdfVariant;
+  /** Text drawn diagonally over every page (previews). */
+  watermark?: string;
 }
 
 /** What a render gives back; `heapMb`: this thread's V8 heap in use right after it, in MiB (for recycling). */
@@ -50,7 +52,7 @@ const heapMb = () => getHeapStatistics().used_heap_size / 1048576;
 
 export default async function render(task: RenderTask): Promise<RenderOutcome> {
   try {
-    const result = await renderPdf(definitionOf(task.definitionJson), task.data, { now: new Date(task.now), pdfVariant: task.pdfVariant, fonts });
+    const result = await renderPdf(definitionOf(task.definitionJson), task.data, { now: new Date(task.now), pdfVariant: task.pdfVariant, watermark: task.watermark, fonts });
     // Structured clone copies the bytes to the main thread: some µs for an invoice. (Moving them
     // would need piscina's private symbols, which the single binary's separate bundles don't share.)
     return { ok: true, pdf: new Uint8Array(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength), pages: result.pages, warnings: result.warnings, heapMb: heapMb() };
