@@ -5,7 +5,8 @@
  *
  *  1. esbuild bundles the render worker (src/render/task.ts + engine, ESM) and piscina's own worker
  *     entry (CommonJS) as files the binary writes to disk at start: worker threads load files.
- *  2. Fonts, ICC profiles, migrations, examples, those two bundles, better-sqlite3's addon and the
+ *     The template studio's static files are built into the runtime folder too (build-studio.mjs).
+ *  2. Fonts, ICC profiles, migrations, examples, those two bundles, the studio, better-sqlite3's addon and the
  *     hyphenation patterns (loaded by name at run time) become SEA assets, keyed by their path in the runtime folder, which mirrors the repository
  *     (src/sea/runtime.ts); the folder is named by a hash of their content.
  *  3. esbuild bundles src/sea/main.ts (+ cli, server, db) as CommonJS, the format a SEA main script
@@ -25,6 +26,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { inject } from 'postject';
+import { buildStudio } from './build-studio.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const dist = join(root, 'dist');
@@ -53,7 +55,8 @@ function walk(dir) {
 /** Everything the binary is made of; --if-stale compares their times with dist/platen's. */
 function inputs() {
   return [
-    ...['src', 'engine', 'db', ...DATA_DIRS].flatMap(walk),
+    ...['src', 'engine', 'db', 'studio/src', ...DATA_DIRS].flatMap(walk),
+    'studio/index.html',
     ...RUNTIME_PACKAGES.map((p) => `node_modules/${p}/package.json`),
     'scripts/build-binary.mjs',
     'package-lock.json',
@@ -123,6 +126,9 @@ await build({
   outfile: join(generated, 'node_modules/piscina/dist/worker.js'),
   external: ['@napi-rs/nice'],
 });
+
+// The studio, where src/routes/studio.ts looks for it (studio/dist beside src/).
+await buildStudio(join(generated, 'studio/dist'));
 
 // 2. Assets: runtime path -> file to read.
 const assets = {};

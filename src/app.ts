@@ -18,7 +18,10 @@ import { cdnRoutes } from './routes/cdn.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { pdfRoutes } from './routes/pdf.ts';
+import { previewRoutes } from './routes/preview.ts';
 import { newRouter } from './routes/router.ts';
+import { schemaRoutes } from './routes/schemas.ts';
+import { studioRoutes } from './routes/studio.ts';
 import { systemRoutes } from './routes/system.ts';
 import { templateRoutes } from './routes/templates.ts';
 import type { JobRunner } from './jobs/runner.ts';
@@ -58,9 +61,13 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   app.use('*', bodyLimit({ maxBytes: s.config.maxBodyBytes }));
   systemRoutes(app);
   app.route('/cdn', cdnRoutes(s));
+  app.route('/', studioRoutes());
+  app.route('/', schemaRoutes());
 
   const v1 = newRouter();
   const authFailures = authFailureLimit(new AuthFailureLimiter(s.config.authFailLimit), clientAddressResolver(s.config.trustedProxies));
+  // Before the other /v1 routes: previews have their own rate limit instead of the API's.
+  app.route('/v1/templates', previewRoutes(s, authFailures));
   v1.use('*', authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit }));
   v1.route('/pdf', pdfRoutes(s));
   v1.route('/pdf', jobRoutes(s));

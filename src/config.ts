@@ -38,6 +38,8 @@ export interface Config {
   jobMaxAttempts: number;
   /** Requests per minute per API key. */
   rateLimit: number;
+  /** Template previews (POST /v1/templates/preview) per minute per API key, counted apart from rateLimit. */
+  previewRateLimit: number;
   /** Failed authentications per minute per client address before it is refused with 429. */
   authFailLimit: number;
   /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For names the client. */
@@ -81,6 +83,7 @@ const envSchema = z.object({
   PLATEN_JOB_CONCURRENCY: int(1, 10_000).optional(),
   PLATEN_JOB_MAX_ATTEMPTS: int(1, 1000).default(2),
   PLATEN_RATE_LIMIT: int(1, 1_000_000).default(600),
+  PLATEN_PREVIEW_RATE_LIMIT: int(1, 1_000_000).default(300),
   PLATEN_AUTH_FAIL_LIMIT: int(1, 1_000_000).default(20),
   PLATEN_TRUSTED_PROXIES: z
     .string()
@@ -152,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobConcurrency: e.PLATEN_JOB_CONCURRENCY ?? 2 * renderThreads,
     jobMaxAttempts: e.PLATEN_JOB_MAX_ATTEMPTS,
     rateLimit: e.PLATEN_RATE_LIMIT,
+    previewRateLimit: e.PLATEN_PREVIEW_RATE_LIMIT,
     authFailLimit: e.PLATEN_AUTH_FAIL_LIMIT,
     trustedProxies: e.PLATEN_TRUSTED_PROXIES,
     webhookRetryDelays: e.PLATEN_WEBHOOK_RETRY_DELAYS,

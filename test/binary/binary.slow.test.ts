@@ -79,6 +79,21 @@ describe('dist/platen', () => {
     assert.equal(pdfa.status, 200, await pdfa.clone().text());
     assert.match(Buffer.from(await pdfa.arrayBuffer()).toString('latin1'), /\/OutputIntents/);
 
+    // The template studio's files, the DSL's JSON Schema and previews work from the binary too.
+    const studio = await fetch(`${url}/studio`);
+    assert.equal(studio.status, 200);
+    assert.match(await studio.text(), /Platen Studio/);
+    for (const file of ['studio.js', 'studio.css', 'pdf.worker.min.mjs']) assert.equal((await fetch(`${url}/studio/${file}`)).status, 200, file);
+    const schema = await fetch(`${url}/v1/schemas/template.json`);
+    assert.equal(await schema.text(), readFileSync(join(ROOT, 'schemas/template.schema.json'), 'utf8'));
+    const preview = await fetch(`${url}/v1/templates/preview`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ template_id: templateId, data: JSON.parse(readFileSync(invoiceData, 'utf8')) }),
+    });
+    assert.equal(preview.status, 200, await preview.clone().text());
+    assert.match((await readPdf(Buffer.from(await preview.arrayBuffer()))).pages[0]!.text, /PREVIEW/);
+
     const stopped = await child.stop('SIGTERM', 10_000);
     assert.equal(stopped.code, 0, child.stderr());
     assert.equal(child.stderr(), '');

@@ -1,0 +1,57 @@
+/**
+ * Template previews: a definition (or a stored template) rendered with data, stamped "PREVIEW" on
+ * every page, without a credit and without storing anything. Validation answers exactly as
+ * POST /v1/templates does (400 VALIDATION_ERROR, paths `definition.<path>`).
+ */
+import type { Db } from '../../db/open.ts';
+import { templateFields, validateTemplate, type TemplateField } from '../../engine/index.ts';
+import { ApiError, validationError } from '../errors.ts';
+import { RenderFailure, type RenderPool } from '../render/pool.ts';
+import type { PreviewBody } from '../schemas/preview.ts';
+import { definitionFor, getTemplate } from './templates.ts';
+
+/** The mark drawn across every page of a preview. */
+export const PREVIEW_MARK = 'PREVIEW';
+
+export interface PreviewResult {
+  pdf: Buffer;
+  pages: number;
+  warnings: string[];
+  /** The data fields the definition reads. */
+  fields: TemplateField[];
+  /** Milliseconds in the render pool. */
+  renderMs: number;
+}
+
+/** @throws ApiError 400 VALIDATION_ERROR with `definition.<path>` for every fault (as POST /v1/templates). */
+function checkedDefinition(definition: Record<string, unknown>): string {
+  const v = validateTemplate(definition);
+  if (!v.ok) throw validationError(v.errors.map((e) => ({ path: e.path ? `definition.${e.path}` : 'definition', message: e.message })));
+  return JSON.stringify(definition);
+}
+
+/**
+ * Render a preview for `teamId` on the render pool (in the team's fair share of threads).
+ * @throws ApiError 400 VALIDATION_ERROR (definition), 400 BAD_REQUEST (an image template),
+ *   403/404 (template_id, version), 500 INTERNAL_ERROR with `render_error {code, message, path}`
+ *   when rendering fails.
+ */
+export async function renderPreview(deps: { db: Db; pool: RenderPool }, teamId: string, req: PreviewBody): Promise<PreviewResult> {
+  let definitionJson: string;
+  if (req.definition !== undefined) {
+    definitionJson = checkedDefinition(req.definition);
+  } else {
+    const template = getTemplate(deps.db, teamId, req.template_id!);
+    if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; previews are of PDF templates`);
+    definitionJson = definitionFor(deps.db, template, req.version);
+  }
+  try {
+    const result = await deps.pool.render(definitionJson, req.data ?? {}, { team: teamId, watermark: PREVIEW_MARK });
+    const fields = templateFields(req.definition ?? JSON.parse(definitionJson));
+    return { pdf: result.pdf, pages: result.pages, warnings: result.warnings, fields, renderMs: result.ms };
+  } catch (e) {
+    if (!(e instanceof RenderFailure)) throw e;
+    const message = e.message.replace(/[.\s]+$/, '');
+    throw new ApiError(500, 'INTERNAL_ERROR', `rendering failed: ${message}`, { render_error: { code: e.code, message, path: e.path ?? null } });
+  }
+}
