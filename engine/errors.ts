@@ -45,24 +45,51 @@ export class RenderError extends Error {
   }
 }
 
-/** Resource limits of one render (DESIGN §6; issue: clear errors instead of runaway renders). */
+/**
+ * Resource limits of one render. Each is checked as early as it can be: the definition's depth
+ * when it is validated; nodes while binding; glyphs, boxes and a lower bound of the page count
+ * while the content is prepared (before any line is broken); the exact page count while
+ * paginating; the data's depth by `checkData()` and before binding. Passing one fails the render
+ * with RenderError('LIMIT_EXCEEDED') (the definition's depth: 'TEMPLATE_INVALID'; the data's:
+ * 'DATA_INVALID' with path `data`).
+ */
 export interface Limits {
-  /** Pages in the output. Default 2,000. */
+  /**
+   * Pages in the output. Default 1,000. Together with maxGlyphs it bounds a render's memory: a
+   * page of dense text in words that never repeat takes up to about 1 MB while it is laid out,
+   * and 2,000,000 characters fill about 500 such pages (repeated words and sparse pages cost far less).
+   */
   maxPages: number;
-  /** Nodes after data binding (each/if expanded). Default 250,000. */
+  /** Nodes after data binding (each/if expanded; every table cell and list item counts). Default 250,000. */
   maxNodes: number;
   /** Nesting depth of the definition and of bound nodes. Default 48. */
   maxDepth: number;
+  /**
+   * Characters of text laid out in the whole document, header, footer and background on every page
+   * included (counted before shaping; each becomes about one glyph). Default 2,000,000.
+   */
+  maxGlyphs: number;
+  /**
+   * Boxes laid out: every prepared node (table cells and list items included, header, footer and
+   * background once per page) and every line of text. Default 1,000,000.
+   */
+  maxBoxes: number;
+  /** Nesting depth of the data (objects and arrays; the root object is 1). Default 32. */
+  maxDataDepth: number;
   /** Decoded bytes of one image. Default 20 MiB. */
   maxImageBytes: number;
   /** Pixels (width x height) of one image. Default 40 million. */
   maxImagePixels: number;
 }
 
+/** The limits a render uses when `options.limits` does not say otherwise. */
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
-  maxPages: 2000,
+  maxPages: 1000,
   maxNodes: 250_000,
   maxDepth: 48,
+  maxGlyphs: 2_000_000,
+  maxBoxes: 1_000_000,
+  maxDataDepth: 32,
   maxImageBytes: 20 * 1024 * 1024,
   maxImagePixels: 40_000_000,
 });

@@ -7,7 +7,8 @@ import type { Limits } from '../errors.ts';
 import { bindNodes } from '../template/bind.ts';
 import type { BindOptions, Node, PageSize, Template } from '../template/types.ts';
 import type { FontLibrary } from '../text/fonts.ts';
-import { flowHeight, measureAll } from './measure.ts';
+import { LayoutBudget, PageEstimate } from './budget.ts';
+import { countingLines, flowHeight, measureAll } from './measure.ts';
 import type { DrawItem, Page } from './nodes.ts';
 import { flow, paginate } from './paginate.ts';
 import { prepareNodes, type PrepareContext } from './prepare.ts';
@@ -44,14 +45,22 @@ const MEASURE_PAGE = { page: 8888, pages: 8888 };
 /**
  * Lay out `template` with `data` into pages of draw items.
  * @throws RenderError from binding (DATA_INVALID, LIMIT_EXCEEDED), preparing (IMAGE_INVALID,
- * BARCODE_INVALID, FONT_NOT_FOUND) and paginating (LIMIT_EXCEEDED past maxPages).
+ * BARCODE_INVALID, FONT_NOT_FOUND; LIMIT_EXCEEDED past maxGlyphs, maxBoxes or, as far as the
+ * page estimate knows, maxPages), measuring (LIMIT_EXCEEDED past maxBoxes) and paginating
+ * (LIMIT_EXCEEDED past maxPages).
  */
 export function layoutDocument(template: Template, data: unknown, opts: LayoutOptions): { pages: Page[]; warnings: string[] } {
+  const budget = new LayoutBudget(opts.limits);
+  const ctx: PrepareContext = { styles: template.styles, textStyles: new TextStyles(opts.fonts), limits: opts.limits, language: opts.language, warnings: new Set(), budget, flow: null };
+  const pages = countingLines(budget, () => layoutPages(template, data, opts, ctx));
+  return { pages, warnings: [...ctx.warnings] };
+}
+
+function layoutPages(template: Template, data: unknown, opts: LayoutOptions, ctx: PrepareContext): Page[] {
   const [pageWidth, pageHeight] = pageDimensions(template.page?.size, template.page?.orientation);
   const margin = toSides(template.page?.margin ?? 40);
   const contentWidth = Math.max(1, pageWidth - margin.left - margin.right);
   const root = rootStyle(template.font, opts.fonts.defaultFamily);
-  const ctx: PrepareContext = { styles: template.styles, textStyles: new TextStyles(opts.fonts), limits: opts.limits, language: opts.language, warnings: new Set() };
   const bindOpts: BindOptions & { maxNodes: number; maxDepth: number } = {
     now: opts.now,
     language: opts.language,
@@ -70,11 +79,17 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   const regionTop = margin.top + headerHeight;
   const regionHeight = Math.max(1, pageHeight - margin.top - margin.bottom - headerHeight - footerHeight);
 
-  const content = measureAll(prepareNodes(bindNodes(template.content, data, { ...bindOpts, path: 'content' }), root, ctx, 'content'), contentWidth);
+  // While the content is prepared, a lower bound of its page count stops a document that is
+  // certainly too long before its lines are broken and its pages built.
+  const bound = bindNodes(template.content, data, { ...bindOpts, path: 'content' });
+  ctx.flow = new PageEstimate(regionHeight, opts.limits.maxPages);
+  const prepared = prepareNodes(bound, root, ctx, 'content');
+  ctx.flow = null;
+  const content = measureAll(prepared, contentWidth);
   const bodies = paginate(content, margin.left, regionTop, regionHeight, opts.limits.maxPages);
 
   const pages = bodies.length;
-  const laidOut = bodies.map((items, i) => {
+  return bodies.map((items, i) => {
     const page = { page: i + 1, pages };
     const all: DrawItem[] = [];
     placeBand(band(template.background, 'background', page, pageWidth), 0, 0, pageHeight, all);
@@ -84,7 +99,6 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
     placeBand(footer, margin.left, pageHeight - margin.bottom - footerHeight, footerHeight, all);
     return { width: pageWidth, height: pageHeight, items: all };
   });
-  return { pages: laidOut, warnings: [...ctx.warnings] };
 }
 
 /** Place header, footer or background boxes; they never break (what overflows is drawn anyway). */

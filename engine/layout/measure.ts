@@ -3,10 +3,28 @@
  * every height known. Boxes know nothing of pages; paginate.ts cuts them.
  */
 import { breakLines } from '../text/paragraph.ts';
+import type { LayoutBudget } from './budget.ts';
 import type { Box, Bullet, Frame, PColumns, PImage, PList, PNode, StackBox } from './nodes.ts';
 import { ZERO_SIDES, type ComputedStyle } from './style.ts';
 import { measureTable } from './table.ts';
 import { listIndent, resolveWidths, type Intrinsic, intrinsic } from './widths.ts';
+
+/** Where the lines broken by the current layout are counted (set by {@link countingLines}). */
+let lineBudget: LayoutBudget | null = null;
+
+/**
+ * Run `fn` (a layout) with the text lines it breaks counted in `budget` (maxBoxes); a paragraph's
+ * hard lines were counted when it was prepared, so only the lines wrapping adds are counted here.
+ */
+export function countingLines<T>(budget: LayoutBudget, fn: () => T): T {
+  const previous = lineBudget;
+  lineBudget = budget;
+  try {
+    return fn();
+  } finally {
+    lineBudget = previous;
+  }
+}
 
 /** Vertical space a box takes in a flow: its margins plus its height. */
 export function outerHeight(b: Box): number {
@@ -63,6 +81,7 @@ export function measure(node: PNode, width: number): Box {
   switch (node.kind) {
     case 'text': {
       const lines = breakLines(node.para, inner, s.textAlign);
+      if (lineBudget !== null && lines.length > node.para.hardLines) lineBudget.boxesFor(lines.length - node.para.hardLines, undefined);
       let h = 0;
       for (const l of lines) h += l.height;
       // The hottest box (every table cell): built field by field, no spread.

@@ -5,6 +5,7 @@
  * from its content.
  */
 import { RenderError, type Limits } from '../errors.ts';
+import type { LayoutBudget, PageEstimate } from './budget.ts';
 import { BOUNDS } from '../template/bounds.ts';
 import type { BoundInline, BoundNode, BoundTableSpec, ListMarker, StyleProps } from '../template/types.ts';
 import { hyphenatorFor } from '../text/hyphenate.ts';
@@ -23,6 +24,10 @@ export interface PrepareContext {
   readonly language?: string;
   /** Collects what the render should report without failing (characters no font has). */
   readonly warnings: Set<string>;
+  /** Glyphs and boxes of the render so far. */
+  readonly budget: LayoutBudget;
+  /** The page count's lower bound where the node being prepared goes, or null outside the content flow. */
+  flow: PageEstimate | null;
 }
 
 const DEFAULT_BORDER_COLOR = color('#b0b0b0', [176, 176, 176]);
@@ -34,27 +39,37 @@ export function prepareNodes(nodes: readonly BoundNode[], parent: ComputedStyle,
   return out;
 }
 
-/** Prepare one node. @throws RenderError for undecodable images, unencodable codes, unknown fonts. */
+/**
+ * Prepare one node. @throws RenderError for undecodable images, unencodable codes, unknown fonts,
+ * and LIMIT_EXCEEDED past maxGlyphs, maxBoxes or (as far as can be known before measuring) maxPages.
+ */
 export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext, path: string): PNode {
+  ctx.budget.boxesFor(1, path);
   const props = mergeProps(node, ctx.styles);
   const style = computeStyle(parent, props);
+  if (style.breakBefore) ctx.flow?.breakBefore(path);
   // A missing value renders empty (DESIGN §5): an image or code whose source bound to "" is left out.
   if (('image' in node && node.image === '') || ('qrcode' in node && node.qrcode === '') || ('barcode' in node && node.barcode === '')) {
     return { kind: 'spacer', style, size: 0 };
   }
   if ('text' in node) {
-    return { kind: 'text', style, para: prepareInline(node.text, style, node.link, ctx) };
+    const para = prepareInline(node.text, style, node.link, ctx, path);
+    ctx.flow?.add(para.hardLines, para.minLineHeight, path);
+    return { kind: 'text', style, para };
   }
   if ('stack' in node) {
     return { kind: 'stack', style, children: prepareNodes(node.stack, style, ctx, `${path}.stack`) };
   }
   if ('columns' in node) {
-    return {
-      kind: 'columns',
-      style,
-      gap: node.gap ?? 12,
-      columns: node.columns.map((c, i) => ({ width: c.width ?? '*', children: prepareNodes(c.content, style, ctx, `${path}.columns[${i}].content`) })),
-    };
+    const flow = ctx.flow;
+    const forks: PageEstimate[] = [];
+    const columns = node.columns.map((c, i) => {
+      if (flow) forks.push((ctx.flow = flow.fork(true)));
+      return { width: c.width ?? '*', children: prepareNodes(c.content, style, ctx, `${path}.columns[${i}].content`) };
+    });
+    ctx.flow = flow;
+    flow?.join(forks);
+    return { kind: 'columns', style, gap: node.gap ?? 12, columns };
   }
   if ('table' in node) return prepareTable(node.table, style, ctx, `${path}.table`);
   if ('list' in node) return prepareList(node.list, node.marker ?? 'disc', node.start ?? 1, style, ctx, path);
@@ -72,6 +87,7 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
   if ('qrcode' in node) {
     const size = node.size ?? 80;
     const code = encodeCode('qrcode', node.qrcode, { eclevel: node.errorCorrection ?? 'M' }, `${path}.qrcode`);
+    ctx.flow?.add(1, size, path);
     return { kind: 'code', style, code, width: size, height: size, caption: null, align: alignOf(style) };
   }
   if ('barcode' in node) {
@@ -81,10 +97,13 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
     const height = node.height ?? (linear ? 40 : 80);
     const width = node.width ?? (linear ? code.unitsWide : (height * code.unitsWide) / code.unitsHigh);
     const showText = node.showText ?? linear;
+    if (showText) ctx.budget.glyphsFor(node.barcode.length, path);
     const caption = showText && node.barcode ? prepareParagraph([{ text: node.barcode, style: ctx.textStyles.of(style) }]) : null;
+    ctx.flow?.add(1, height, path);
     return { kind: 'code', style, code, width, height, caption, align: alignOf(style) };
   }
   if ('line' in node) {
+    ctx.flow?.add(1, node.line.thickness ?? 1, path);
     return {
       kind: 'line',
       style,
@@ -95,7 +114,10 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
     };
   }
   if ('spacer' in node) return { kind: 'spacer', style, size: node.spacer };
-  if ('pageBreak' in node) return { kind: 'pageBreak', style };
+  if ('pageBreak' in node) {
+    ctx.flow?.pageBreak(path);
+    return { kind: 'pageBreak', style };
+  }
   throw new RenderError('RENDER_ERROR', 'node has no kind the engine knows', path);
 }
 
@@ -107,8 +129,8 @@ function alignOf(style: ComputedStyle): 'left' | 'center' | 'right' {
   return (a === 'end') !== rtl ? 'right' : 'left';
 }
 
-/** Flatten inline spans into styled runs and shape them. */
-function prepareInline(text: string | BoundInline[], style: ComputedStyle, link: string | undefined, ctx: PrepareContext): PreparedParagraph {
+/** Flatten inline spans into styled runs and shape them (counted against maxGlyphs first). */
+function prepareInline(text: string | BoundInline[], style: ComputedStyle, link: string | undefined, ctx: PrepareContext, path: string): PreparedParagraph {
   const runs: StyledText[] = [];
   const walk = (t: string | BoundInline[], s: ComputedStyle, l: string | undefined) => {
     if (typeof t === 'string') {
@@ -124,9 +146,13 @@ function prepareInline(text: string | BoundInline[], style: ComputedStyle, link:
     }
   };
   walk(text, style, link);
+  let length = 0;
+  for (const r of runs) length += r.text.length;
+  ctx.budget.glyphsFor(length, path);
   if (runs.length === 0) runs.push({ text: '', style: ctx.textStyles.of(style, link) });
   const hyphenate = style.textAlign === 'justify' && style.hyphenate ? hyphenatorFor(ctx.language) : undefined;
   const para = prepareParagraph(runs, { direction: style.direction, hyphenate });
+  ctx.budget.boxesFor(para.hardLines, path);
   for (const ch of para.missing) ctx.warnings.add(`no font has the character "${ch}" (U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`);
   return para;
 }
@@ -172,16 +198,22 @@ function markerText(marker: Exclude<ListMarker, 'disc' | 'circle' | 'square'>, n
 function prepareList(items: BoundNode[], marker: ListMarker, start: number, style: ComputedStyle, ctx: PrepareContext, path: string): PList {
   const textStyle = ctx.textStyles.of(style);
   let n = start;
+  const flow = ctx.flow;
   return {
     kind: 'list',
     style,
     items: items.map((item, i) => {
+      // Items follow each other; a page break inside one does not count.
+      const fork = (ctx.flow = flow?.fork(false) ?? null);
       const child = prepareNode(item, style, ctx, `${path}.list[${i}]`);
+      ctx.flow = flow;
+      if (fork) flow?.join([fork]);
       if (child.kind === 'list') return { marker: null, bullet: null, children: [child] };
       if (marker === 'disc' || marker === 'circle' || marker === 'square') {
         return { marker: null, bullet: { shape: marker, style: textStyle }, children: [child] };
       }
       const text = markerText(marker, n++);
+      ctx.budget.glyphsFor(text.length, path);
       return { marker: text ? prepareParagraph([{ text, style: textStyle }], { direction: style.direction }) : null, bullet: null, children: [child] };
     }),
   };
@@ -217,8 +249,10 @@ function prepareTable(spec: BoundTableSpec, style: ComputedStyle, ctx: PrepareCo
 /** `sectionBackground`: headerStyle/footerStyle's background, for cells without their own. */
 function prepareRows(rows: BoundNode[][], parent: ComputedStyle, sectionBackground: RGB | null, padding: Sides, ctx: PrepareContext, path: string): PCell[][] {
   const taken: number[] = []; // per column: rows still covered by a span from above
+  const flow = ctx.flow;
   return rows.map((row, r) => {
     const cells: PCell[] = [];
+    const forks: PageEstimate[] = [];
     let col = 0;
     row.forEach((node, i) => {
       while ((taken[col] ?? 0) > 0) col++;
@@ -230,8 +264,13 @@ function prepareRows(rows: BoundNode[][], parent: ComputedStyle, sectionBackgrou
       if (col + colSpan > BOUNDS.span) {
         throw new RenderError('LIMIT_EXCEEDED', `the table is wider than ${BOUNDS.span} columns`, `${path}[${r}][${i}]`);
       }
+      // The cells of a row run beside each other (a page break inside one does not count); a cell
+      // spanning rows shares its height with the rows below, so it is left out of the page estimate.
+      ctx.flow = flow && rowSpan === 1 ? flow.fork(false) : null;
+      if (ctx.flow) forks.push(ctx.flow);
       // The cell owns padding and background; its content is laid out bare.
       const content = prepareNode(node, parent, ctx, `${path}[${r}][${i}]`);
+      ctx.flow = flow;
       const bare = bareStyle(content.style);
       cells.push({
         col,
@@ -246,6 +285,7 @@ function prepareRows(rows: BoundNode[][], parent: ComputedStyle, sectionBackgrou
       col += colSpan;
     });
     for (let c = 0; c < taken.length; c++) if (taken[c] > 0) taken[c]--;
+    flow?.join(forks);
     return cells;
   });
 }

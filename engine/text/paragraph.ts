@@ -93,6 +93,10 @@ export interface PreparedParagraph {
   readonly baseLevel: number;
   /** Characters no face of their stack has (drawn as the first face's missing glyph). */
   readonly missing: readonly string[];
+  /** Lines the paragraph has at any width: one more than its hard line breaks (one when empty). */
+  readonly hardLines: number;
+  /** The smallest height a line of it can have (points): size times lineHeight of its smallest style. */
+  readonly minLineHeight: number;
 }
 
 /** A run of pieces in one style and face on a line, positioned from the line's left edge. */
@@ -157,6 +161,43 @@ function makePiece(text: string, style: TextStyle, face: FontFace, level: number
   return { text, style, face, level, run, width, space };
 }
 
+/**
+ * Pieces and segments are immutable, so equal ones are shared: the same word in the same style
+ * (and face) is one piece, and a segment of one word and its space is one segment, however many
+ * paragraphs hold them. Keyed by the style object, which lives as long as the render that
+ * interned it (layout/style.ts TextStyles), so nothing outlives a render. Left-to-right only.
+ */
+const wordsByStyle = new WeakMap<TextStyle, Map<FontFace, Map<string, Piece>>>();
+const spacesByStyle = new WeakMap<TextStyle, Map<FontFace, Map<string, Piece>>>();
+const segmentsByPiece = new WeakMap<Piece, { alone?: Segment; spaced?: Map<Piece, Segment> }>();
+
+/** The piece of `text` in `style` and `face` at level 0, shared (see above). */
+function sharedPiece(text: string, style: TextStyle, face: FontFace, space: boolean): Piece {
+  const byStyle = space ? spacesByStyle : wordsByStyle;
+  let byFace = byStyle.get(style);
+  if (!byFace) byStyle.set(style, (byFace = new Map()));
+  let byText = byFace.get(face);
+  if (!byText) byFace.set(face, (byText = new Map()));
+  let piece = byText.get(text);
+  if (!piece) byText.set(text, (piece = makePiece(text, style, face, 0, space)));
+  return piece;
+}
+
+/** A segment of a word and its trailing space (or of either alone), shared when it can be. */
+function segmentOf(pieces: Piece[], width: number, trailing: number, required: boolean, hyphen: Piece | null): Segment {
+  const shareable = !required && hyphen === null && (pieces.length === 1 || (pieces.length === 2 && !pieces[0].space && pieces[1].space)) && pieces[0].level === 0;
+  if (!shareable) return { pieces, width, trailing, required, hyphen };
+  let entry = segmentsByPiece.get(pieces[0]);
+  if (!entry) segmentsByPiece.set(pieces[0], (entry = {}));
+  if (pieces.length === 1) return (entry.alone ??= { pieces, width, trailing, required, hyphen });
+  const spaced = (entry.spaced ??= new Map());
+  let seg = spaced.get(pieces[1]);
+  if (!seg) spaced.set(pieces[1], (seg = { pieces, width, trailing, required, hyphen }));
+  return seg;
+}
+
+const NOTHING_MISSING: readonly string[] = Object.freeze([]);
+
 /** Brackets and other mirrored characters swapped, for right-to-left runs (UAX #9 L4). */
 function mirror(text: string): string {
   let out = '';
@@ -184,7 +225,8 @@ function flushPiece(full: string, cut: Cut, end: number, style: TextStyle, space
   if (space) text = text.replace(NEWLINES, '');
   if (text.includes(SOFT_HYPHEN)) text = text.replaceAll(SOFT_HYPHEN, '');
   if (text.length > 0) {
-    const piece = makePiece(text, style, cut.face ?? style.face, cut.level, space);
+    const face = cut.face ?? style.face;
+    const piece = cut.level === 0 ? sharedPiece(text, style, face, space) : makePiece(text, style, face, cut.level, space);
     out.push(piece);
     cut.width += piece.width;
   }
@@ -292,6 +334,8 @@ export function prepareParagraph(input: readonly StyledText[], options: Paragrap
 
   const segments: Segment[] = [];
   const missing = new Set<string>();
+  let minLineHeight = baseStyle.size * baseStyle.lineHeight;
+  let hardBreaks = 0;
   let minContentWidth = 0;
   let maxContentWidth = 0;
   let hardLine = 0;
@@ -317,6 +361,7 @@ export function prepareParagraph(input: readonly StyledText[], options: Paragrap
       const isSpace = pos >= contentEnd;
       const stop = Math.min(spanStart + span.text.length, isSpace ? end : contentEnd);
       const w = pieces(full, pos, stop, span.style, levels, isSpace, missing, segPieces);
+      if (span.style.size * span.style.lineHeight < minLineHeight) minLineHeight = span.style.size * span.style.lineHeight;
       if (isSpace) trailing += w;
       else {
         width += w;
@@ -330,14 +375,16 @@ export function prepareParagraph(input: readonly StyledText[], options: Paragrap
       for (const p of segPieces) if (!p.space) last = p;
       hyphen = makePiece('-', lastStyle, last?.face ?? lastStyle.face, last && last.level % 2 === 1 ? last.level : 0, false);
     }
-    segments.push({ pieces: segPieces, width, trailing, required: bk.required, hyphen });
+    segments.push(segmentOf(segPieces, width, trailing, bk.required, hyphen));
+    if (bk.required) hardBreaks++;
     if (width + (hyphen?.width ?? 0) > minContentWidth) minContentWidth = width + (hyphen?.width ?? 0);
     hardLine += width;
     if (hardLine > maxContentWidth) maxContentWidth = hardLine;
     hardLine = bk.required ? 0 : hardLine + trailing;
     start = end;
   }
-  return { segments, minContentWidth, maxContentWidth, baseStyle, baseLevel, missing: [...missing] };
+  const hardLines = hardBreaks + (segments.length === 0 || !segments[segments.length - 1].required ? 1 : 0);
+  return { segments, minContentWidth, maxContentWidth, baseStyle, baseLevel, missing: missing.size === 0 ? NOTHING_MISSING : [...missing], hardLines, minLineHeight };
 }
 
 /**

@@ -201,3 +201,150 @@ test('property: a table of random spans either fails validation with a path or r
     { numRuns: 60 },
   );
 });
+
+// ---------------------------------------------------------------------------------------------
+// Limits while laying out
+
+/** RSS growth (MB) across `fn`, which must fail with a RenderError; returns it with the growth. */
+async function failingRender(fn: () => Promise<unknown>): Promise<{ error: RenderError; growthMb: number }> {
+  const before = process.memoryUsage().rss;
+  let error: unknown;
+  try {
+    await fn();
+  } catch (e) {
+    error = e;
+  }
+  const growthMb = (process.memoryUsage().rss - before) / 2 ** 20;
+  assert.ok(error instanceof RenderError, `expected a RenderError, got ${String(error)}`);
+  return { error, growthMb };
+}
+
+test('page bomb: three nested each over 60 items (216,000 paragraphs from a 400-byte request) stops early with LIMIT_EXCEEDED', async () => {
+  const a = Array.from({ length: 60 }, (_, i) => i);
+  const definition = { content: [{ each: 'a', as: 'x', content: [{ each: 'a', as: 'y', content: [{ each: 'a', as: 'z', content: [{ text: 'line {{x}}.{{y}}.{{z}} lorem ipsum dolor sit amet' }] }] }] }] };
+  const { error, growthMb } = await failingRender(() => renderPdf(definition, { a }, { now: NOW }));
+  assert.equal(error.code, 'LIMIT_EXCEEDED');
+  assert.match(error.message, /pages|characters|boxes/);
+  assert.ok(growthMb < 300, `RSS grew by ${growthMb.toFixed(0)} MB`);
+});
+
+test('page bomb: an each over 100,000 items of pageBreak fails on pages while preparing, with the path where it passed the limit', async () => {
+  const items = Array.from({ length: 100_000 }, (_, i) => i);
+  const definition = { content: [{ each: 'items', content: [{ text: '{{item}}' }, { pageBreak: true }] }] };
+  const { error, growthMb } = await failingRender(() => renderPdf(definition, { items }, { now: NOW }));
+  assert.equal(error.code, 'LIMIT_EXCEEDED');
+  assert.match(error.message, /more than 1000 pages/);
+  // The estimate stopped at the 1001st page's node: nothing after it was prepared.
+  assert.match(error.path ?? '', /^content\[(\d+)\]$/);
+  assert.ok(Number(/\d+/.exec(error.path!)![0]) <= 2002, error.path);
+  assert.ok(growthMb < 300, `RSS grew by ${growthMb.toFixed(0)} MB`);
+});
+
+test('page bomb: 1.5 million line breaks in one placeholder fail with LIMIT_EXCEEDED', async () => {
+  const { error, growthMb } = await failingRender(() => renderPdf({ content: [{ text: '{{t}}' }] }, { t: 'x\n'.repeat(750_000) }, { now: NOW }));
+  assert.equal(error.code, 'LIMIT_EXCEEDED');
+  assert.match(error.path ?? '', /^content\[0\]/);
+  assert.ok(growthMb < 300, `RSS grew by ${growthMb.toFixed(0)} MB`);
+});
+
+test('maxGlyphs: text past the limit fails before it is shaped, with the path of the paragraph that passed it', async () => {
+  const definition = { content: [{ text: 'a'.repeat(60) }, { text: '{{t}}' }] };
+  const e = await renderError(definition, { t: 'b'.repeat(60) }, { maxGlyphs: 100 });
+  assert.equal(e.code, 'LIMIT_EXCEEDED');
+  assert.match(e.message, /more than 100 characters of text/);
+  assert.equal(e.path, 'content[1]');
+  const ok = await renderPdf(definition, { t: 'b'.repeat(40) }, { now: NOW, limits: { maxGlyphs: 100 } });
+  assert.equal(ok.pages, 1);
+});
+
+test('maxGlyphs: a header repeated on every page counts on every page', async () => {
+  const definition = { page: { size: [200, 200] }, header: [{ text: 'h'.repeat(30) }], content: [{ text: 'x' }, { pageBreak: true }, { text: 'y' }, { pageBreak: true }, { text: 'z' }] };
+  const e = await renderError(definition, {}, { maxGlyphs: 100 });
+  assert.equal(e.code, 'LIMIT_EXCEEDED');
+  assert.match(e.path ?? '', /^header/);
+});
+
+test('maxBoxes: nodes and lines count; past the limit the render fails', async () => {
+  const items = Array.from({ length: 100 }, (_, i) => i);
+  const e = await renderError({ content: [{ each: 'items', content: [{ text: '{{item}}' }] }] }, { items }, { maxBoxes: 150 });
+  assert.equal(e.code, 'LIMIT_EXCEEDED');
+  assert.match(e.message, /more than 150 boxes/);
+  // Lines a paragraph wraps into count too: 1 node + 1 hard line + the wrapped lines.
+  const long = { page: { size: [100, 400], margin: 10 }, content: [{ text: 'word '.repeat(60) }] };
+  const e2 = await renderError(long, {}, { maxBoxes: 10 });
+  assert.equal(e2.code, 'LIMIT_EXCEEDED');
+  const ok = await renderPdf(long, {}, { now: NOW, limits: { maxBoxes: 200 } });
+  assert.ok(ok.pages >= 1);
+});
+
+test('maxPages: the estimate stops a long each while preparing, and paginate stops what the estimate cannot see', async () => {
+  const items = Array.from({ length: 5000 }, (_, i) => i);
+  const e = await renderError({ page: { size: [300, 300], margin: 20 }, content: [{ each: 'items', content: [{ text: 'item {{item}}' }] }] }, { items }, { maxPages: 10 });
+  assert.equal(e.code, 'LIMIT_EXCEEDED');
+  assert.match(e.message, /more than 10 pages/);
+  assert.ok(e.path !== undefined && Number(/\d+/.exec(e.path)![0]) < 1000, `stopped at ${e.path}`);
+  // Wrapped lines are only known once measured: paginate stops those.
+  const e2 = await renderError({ page: { size: [300, 300], margin: 20 }, content: [{ text: 'word '.repeat(5000) }] }, {}, { maxPages: 10 });
+  assert.equal(e2.code, 'LIMIT_EXCEEDED');
+  assert.match(e2.message, /more than 10 pages/);
+});
+
+/** A random document of the things the page estimate counts, and of things that only add height. */
+function documentArb() {
+  const text = fc.record(
+    {
+      text: fc.oneof(
+        fc.constantFrom('a', 'two words', 'line\nbreak', 'x\n\ny', '', 'lorem ipsum dolor sit amet '.repeat(8)),
+        fc.integer({ min: 2, max: 60 }).map((n) => 'line\n'.repeat(n)),
+      ),
+      fontSize: fc.constantFrom(6, 10, 24, 72),
+      lineHeight: fc.constantFrom(0.5, 1, 1.5),
+      margin: fc.constantFrom(0, 8),
+      padding: fc.constantFrom(0, 4),
+      breakBefore: fc.constantFrom('auto', 'page'),
+      keepWithNext: fc.boolean(),
+    },
+    { requiredKeys: ['text'] },
+  );
+  const leaf = fc.oneof(
+    { weight: 6, arbitrary: text },
+    { weight: 1, arbitrary: fc.constant({ pageBreak: true }) },
+    { weight: 1, arbitrary: fc.record({ spacer: fc.constantFrom(5, 100, 500) }) },
+    { weight: 1, arbitrary: fc.record({ line: fc.record({ thickness: fc.constantFrom(1, 50, 400) }) }) },
+    { weight: 1, arbitrary: fc.record({ qrcode: fc.constant('q'), size: fc.constantFrom(40, 150, 400) }) },
+  );
+  const node: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+    node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('stack'), tie('columns'), tie('table'), tie('list')),
+    stack: fc.record({ stack: fc.array(tie('node'), { maxLength: 5 }), keepTogether: fc.boolean() }),
+    columns: fc.record({ columns: fc.array(fc.record({ content: fc.array(tie('node'), { maxLength: 4 }) }), { minLength: 1, maxLength: 3 }) }),
+    table: fc.record({ table: fc.record({ header: fc.constant([['h1', 'h2']]), rows: fc.array(fc.tuple(tie('node'), fc.constantFrom('c', 'x\ny')), { maxLength: 6 }) }) }),
+    list: fc.record({ list: fc.array(tie('node'), { minLength: 1, maxLength: 4 }) }),
+  })).node;
+  return fc.record({
+    page: fc.record({ size: fc.constantFrom([200, 200], [300, 150], [595, 842]), margin: fc.constantFrom(10, 30) }),
+    header: fc.constantFrom(undefined, [{ text: 'header' }]),
+    content: fc.array(node, { maxLength: 12 }),
+  });
+}
+
+test('property: the page estimate never passes the real page count (a document of exactly maxPages pages renders)', async () => {
+  await fc.assert(
+    fc.asyncProperty(documentArb(), async (definition) => {
+      const clean = JSON.parse(JSON.stringify(definition));
+      const v = validateTemplate(clean);
+      if (!v.ok) return; // e.g. a row of nodes the table refuses: not what this property is about
+      let pages: number;
+      try {
+        pages = (await renderPdf(clean, {}, { now: NOW, limits: { maxPages: 100_000 } })).pages;
+      } catch (e) {
+        assert.ok(e instanceof RenderError, String(e));
+        return;
+      }
+      const again = await renderPdf(clean, {}, { now: NOW, limits: { maxPages: pages } });
+      assert.equal(again.pages, pages);
+      const e = await renderError(clean, {}, { maxPages: pages - 1 }).catch(() => null);
+      if (pages > 1) assert.equal(e?.code, 'LIMIT_EXCEEDED');
+    }),
+    { numRuns: 150 },
+  );
+});

@@ -29,9 +29,12 @@ function nested(depth: number) {
 
 test('the default limits are the documented ones', () => {
   assert.deepEqual({ ...DEFAULT_LIMITS }, {
-    maxPages: 2000,
+    maxPages: 1000,
     maxNodes: 250_000,
     maxDepth: 48,
+    maxGlyphs: 2_000_000,
+    maxBoxes: 1_000_000,
+    maxDataDepth: 32,
     maxImageBytes: 20 * 1024 * 1024,
     maxImagePixels: 40_000_000,
   });
