@@ -3,9 +3,11 @@
  * A newer PDF stops the drawing of an older one; each page's canvas is swapped only once its new
  * image is complete, so the preview never flickers.
  */
-import { getDocument, GlobalWorkerOptions } from 'pdfjs-dist';
+import { getDocument, GlobalWorkerOptions, PDFWorker } from 'pdfjs-dist';
 
 GlobalWorkerOptions.workerSrc = '/studio/pdf.worker.min.mjs';
+/** One pdf.js worker for every preview (a new one per document would cost a module load each time). */
+let worker: PDFWorker | null = null;
 
 let current = 0;
 
@@ -16,7 +18,8 @@ let current = 0;
  */
 export async function drawPages(pdf: Uint8Array, container: HTMLElement, onFirstPage: () => void): Promise<number | null> {
   const token = ++current;
-  const doc = await getDocument({ data: pdf, isEvalSupported: false, useSystemFonts: false, verbosity: 0 }).promise;
+  worker ??= new PDFWorker();
+  const doc = await getDocument({ data: pdf, worker, isEvalSupported: false, useSystemFonts: false, verbosity: 0 }).promise;
   try {
     const width = Math.max(200, container.clientWidth - 24);
     const ratio = window.devicePixelRatio || 1;
