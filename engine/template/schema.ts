@@ -630,6 +630,7 @@ const metadataSchema = z.strictObject({
  * the depth and prototype-key preflight, style-name checks and clean paths.
  */
 export const templateSchema = z.strictObject({
+  $schema: z.string().optional(),
   page: pageSchema.optional(),
   font: fontSchema.optional(),
   styles: z.record(z.string(), namedStyle).optional(),

@@ -220,6 +220,8 @@ export interface Metadata {
 
 /** A validated template definition (DESIGN §5 root). */
 export interface Template {
+  /** The JSON Schema an editor should check the file against (a URL); ignored by the engine. */
+  $schema?: string;
   page?: PageSpec;
   font?: FontSpec;
   styles?: Record<string, StyleProps>;

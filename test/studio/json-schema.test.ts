@@ -45,6 +45,7 @@ test('every example template validates against the schema and the validator', ()
 
 const VALID: unknown[] = [
   { content: [] },
+  { $schema: 'https://platen.example.com/v1/schemas/template.json', content: [] },
   { page: { size: 'a4', orientation: 'landscape', margin: [10, 20] }, content: [] },
   { page: { size: [300, 400], margin: [10, 20, 30, 40] }, font: { family: ['Noto Serif', 'serif'], size: 11, color: 'navy', lineHeight: 1.4 }, content: [] },
   { metadata: { title: 'T {{n}}', author: 'A', subject: 'S', keywords: 'k', language: 'de-CH' }, content: [{ text: 'x' }] },
