@@ -2,8 +2,9 @@
  * Platen's layout engine: template DSL + data -> PDF bytes (DESIGN §1, §5, §6).
  * Pure: no HTTP, no database, no environment. The service knows the engine only through this file.
  */
-import { DEFAULT_LIMITS, RenderError, type Limits } from './errors.ts';
+import { DEFAULT_LIMITS, RenderError, type ErrorDetail, type Limits } from './errors.ts';
 import { bindMetadata } from './template/bind.ts';
+import { dataFaults } from './template/data-check.ts';
 import { templateFields as fieldsOf } from './template/fields.ts';
 import { parseTemplate } from './template/schema.ts';
 import type { Template, TemplateField, TemplateIssue } from './template/types.ts';
@@ -113,11 +114,37 @@ function validOrThrow(definition: unknown, fonts?: FontLibrary, maxDepth?: numbe
   return v.template;
 }
 
+/** Options of {@link checkData}. */
+export interface CheckDataOptions {
+  /** Deepest nesting of the data. Default DEFAULT_LIMITS.maxDataDepth (32). */
+  maxDataDepth?: number;
+  /** Value of `$now` in conditions. Default: the current time. */
+  now?: Date;
+}
+
+/**
+ * Check data against a template before rendering it, cheaply: no layout, one pass over the data
+ * and one over the template's each/if/colour placeholders per loop item (stopped after
+ * DEFAULT_LIMITS.maxNodes nodes). Returns every fault (at most 100), each with its path in the
+ * data: `data.items` when an `each` iterates over `items` but it is a string or an object,
+ * `data.brand` when a colour placeholder binds to something that is not a colour, and `data`
+ * alone when the data nests deeper than `maxDataDepth` (then nothing else is looked at).
+ * [] when the data fits. `renderPdf` fails with the same faults (RenderError DATA_INVALID, the
+ * first fault's path, all of them in `issues`); faults that depend on `$page` in a header or
+ * footer are only found by rendering.
+ * @throws RenderError TEMPLATE_INVALID when the definition does not validate.
+ */
+export function checkData(definition: unknown, data: unknown, options: CheckDataOptions = {}): ErrorDetail[] {
+  const template = validOrThrow(definition);
+  return dataFaults(template, data, { maxDataDepth: options.maxDataDepth ?? DEFAULT_LIMITS.maxDataDepth, maxNodes: DEFAULT_LIMITS.maxNodes, now: options.now ?? new Date() });
+}
+
 /**
  * Render a definition with data to a PDF (DESIGN §5; spec §1).
  * @param definition a template definition (validated here).
  * @param data the JSON object whose values fill the placeholders.
- * @throws RenderError TEMPLATE_INVALID, DATA_INVALID, LIMIT_EXCEEDED, IMAGE_INVALID,
+ * @throws RenderError TEMPLATE_INVALID, DATA_INVALID (path `data.<path>`, as {@link checkData}
+ *   reports it), LIMIT_EXCEEDED, IMAGE_INVALID,
  *   BARCODE_INVALID, FONT_NOT_FOUND, PDFA_CONFLICT or RENDER_ERROR; RangeError for a watermark
  *   that is empty or longer than 100 characters.
  */
@@ -126,6 +153,11 @@ export async function renderPdf(definition: unknown, data: unknown, options: Ren
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const template = validOrThrow(definition, fonts, limits.maxDepth);
   const now = options.now ?? new Date();
+  const faults = dataFaults(template, data, { maxDataDepth: limits.maxDataDepth, maxNodes: limits.maxNodes, now });
+  if (faults.length > 0) {
+    const more = faults.length > 1 ? ` (and ${faults.length - 1} more)` : '';
+    throw new RenderError('DATA_INVALID', faults[0].message + more, faults[0].path, faults);
+  }
   const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language });
   const { pages, warnings } = layoutDocument(template, data ?? {}, { fonts, limits, now, language: meta.language });
   if (options.watermark !== undefined) stampWatermark(pages, options.watermark, fonts, options.pdfVariant !== undefined);

@@ -12,7 +12,8 @@
  *   Bound text is always a string. An empty `link` is dropped.
  * - `each` expands its `content` once per array item with the alias (`as`, default "item") and
  *   `$index` (0-based); a missing or null array yields nothing; any other non-array is
- *   RenderError('DATA_INVALID', ..., path of the each node). `if` binds `then` or `else`.
+ *   RenderError('DATA_INVALID') with the value's place in the data (`data.items`) as its path and
+ *   the each node's template path in its message (data-faults.ts). `if` binds `then` or `else`.
  * - `each`/`if` nodes that carry style properties (margin, keepTogether, breakBefore, ...) wrap
  *   what they produce in one `{stack: [...]}` with those properties; without style properties
  *   their output is spliced into the surrounding list.
@@ -41,11 +42,11 @@ import type {
   TableRow,
   TableRowTemplate,
 } from './types.ts';
-import { parseColor } from './colors.ts';
 import { evaluateCondition } from './conditions.ts';
+import { bindColorText, eachItems } from './data-faults.ts';
 import { resolveLocale } from './filters.ts';
-import { createScope, enterLoop, resolvePath, type Scope } from './path.ts';
-import { hasPlaceholder, isDangerousKey, parsePath } from './placeholders.ts';
+import { createScope, enterLoop, type Scope } from './path.ts';
+import { hasPlaceholder, isDangerousKey } from './placeholders.ts';
 import { bindTextIn, bindValueIn } from './value.ts';
 
 /** Options of {@link bindNodes}. */
@@ -93,16 +94,8 @@ function bindColor(out: Obj, key: string, value: unknown, scope: Scope, ctx: Ctx
     out[key] = value;
     return;
   }
-  const s = bindTextIn(value, scope, ctx.locale).trim();
-  if (s === '') return;
-  if (parseColor(s) === null) {
-    throw new RenderError(
-      'DATA_INVALID',
-      `the colour ${JSON.stringify(s)} from the data is not #rgb, #rrggbb or a CSS colour name`,
-      path + '.' + key,
-    );
-  }
-  out[key] = s;
+  const s = bindColorText(value, scope, ctx.locale, path + '.' + key);
+  if (s !== '') out[key] = s;
 }
 
 function bindBorderSide(side: unknown, scope: Scope, ctx: Ctx, path: string): unknown {
@@ -218,16 +211,6 @@ function wrapper(n: Obj, own: ReadonlySet<string>, children: BoundNode[] | null,
   return out as unknown as BoundNode;
 }
 
-function arrayFor(n: Obj, scope: Scope, path: string): unknown[] | null {
-  const pathText = n.each as string;
-  const value = resolvePath(parsePath(pathText), scope);
-  if (value === undefined || value === null) return null;
-  if (!Array.isArray(value)) {
-    const got = typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
-    throw new RenderError('DATA_INVALID', `"each" needs an array at "${pathText}", got ${got}`, path);
-  }
-  return value;
-}
 
 function aliasOf(n: Obj): string {
   return typeof n.as === 'string' ? n.as : 'item';
@@ -235,13 +218,14 @@ function aliasOf(n: Obj): string {
 
 /** Binds `each`'s content into `out`. */
 function expandEach(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number, out: BoundNode[]): void {
-  const items = arrayFor(n, scope, path);
-  if (items === null) return;
+  const each = eachItems(n.each as string, scope, path);
+  if (each === null) return;
+  const { items, arrayPath } = each;
   const alias = aliasOf(n);
   const content = (n.content ?? []) as Node[];
   const contentPath = path + '.content';
   for (let i = 0; i < items.length; i++) {
-    bindList(content, enterLoop(scope, alias, items[i], i), ctx, contentPath, depth + 1, out);
+    bindList(content, enterLoop(scope, alias, items[i], i, arrayPath), ctx, contentPath, depth + 1, out);
   }
 }
 
@@ -406,12 +390,13 @@ function bindRowTemplates(
     }
     const n = t as unknown as Obj;
     if (hasOwn(n, 'each')) {
-      const items = arrayFor(n, scope, p);
-      if (items === null) continue;
+      const each = eachItems(n.each as string, scope, p);
+      if (each === null) continue;
+      const { items, arrayPath } = each;
       const alias = aliasOf(n);
       const row = n.row as TableRow;
       const rowPath = p + '.row';
-      for (let k = 0; k < items.length; k++) out.push(bindRow(row, enterLoop(scope, alias, items[k], k), ctx, rowPath, depth));
+      for (let k = 0; k < items.length; k++) out.push(bindRow(row, enterLoop(scope, alias, items[k], k, arrayPath), ctx, rowPath, depth));
     } else if (hasOwn(n, 'if')) {
       const yes = evaluateCondition(n.if as Condition, scope, ctx.locale, p + '.if');
       const branch = (yes ? n.then : n.else) as TableRowTemplate[] | undefined;
@@ -462,8 +447,9 @@ function bindTable(spec: Obj, scope: Scope, ctx: Ctx, path: string, depth: numbe
  * `parseTemplate`. Returns new bound nodes, each/if expanded, every string final.
  * Throws RenderError: 'DATA_INVALID' (each over a non-array, a colour placeholder that binds to a
  * non-colour), 'LIMIT_EXCEEDED' (more than `maxNodes` nodes), 'TEMPLATE_INVALID' (malformed
- * placeholders or paths, only possible for unvalidated input). Error paths are template paths
- * rooted at `opts.path` (default "content").
+ * placeholders or paths, only possible for unvalidated input). DATA_INVALID's path is the
+ * value's place in the data (`data.items`); the other errors' paths are template paths rooted at
+ * `opts.path` (default "content").
  */
 export function bindNodes(nodes: readonly Node[], data: unknown, opts: BindNodesOptions): BoundNode[] {
   const ctx: Ctx = {

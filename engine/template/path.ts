@@ -17,6 +17,11 @@ export interface LoopFrame {
   readonly index: number;
   /** The enclosing loop, or null. */
   readonly parent: LoopFrame | null;
+  /**
+   * Where the array this loop runs over is in the data (`["orders", 2, "lines"]`), when known:
+   * the item is at `[...arrayPath, index]`. Shared by all items of one loop.
+   */
+  readonly arrayPath?: readonly PathSegment[] | null;
 }
 
 /** Everything a path can read: root data, the loops around it and the built-ins. */
@@ -36,9 +41,26 @@ export function createScope(data: unknown, opts: { now?: Date; page?: PageContex
   return { data, loop: null, page: opts.page, now: opts.now };
 }
 
-/** The scope inside one `each` iteration: `alias` names `value`, `$index` is `index`. DESIGN §5. */
-export function enterLoop(scope: Scope, alias: string, value: unknown, index: number): Scope {
-  return { data: scope.data, loop: { alias, value, index, parent: scope.loop }, page: scope.page, now: scope.now };
+/**
+ * The scope inside one `each` iteration: `alias` names `value`, `$index` is `index`; `arrayPath`
+ * is where the loop's array is in the data (see {@link dataPathOf}), when known. DESIGN §5.
+ */
+export function enterLoop(scope: Scope, alias: string, value: unknown, index: number, arrayPath: readonly PathSegment[] | null = null): Scope {
+  return { data: scope.data, loop: { alias, value, index, parent: scope.loop, arrayPath }, page: scope.page, now: scope.now };
+}
+
+/**
+ * Where the value a path reads is in the caller's data, as segments from the data's root
+ * (`items[2].tags` inside `each: "items", as: "item"` for `item.tags`), or null when the path
+ * reads a `$` built-in or an alias whose array's place is not known.
+ */
+export function dataPathOf(path: DataPath, scope: Scope): PathSegment[] | null {
+  const segments = path.segments;
+  const first = segments[0];
+  for (let frame = scope.loop; frame !== null; frame = frame.parent) {
+    if (frame.alias === first) return frame.arrayPath ? [...frame.arrayPath, frame.index, ...segments.slice(1)] : null;
+  }
+  return path.builtin !== null ? null : [...segments];
 }
 
 /**

@@ -529,8 +529,8 @@ test('nodes bind to new objects with style properties copied and the template un
   throwsRender(
     () => bindNodes(t.content, { ...data, brand: 'not-a-colour' }, { now: NOW }),
     'DATA_INVALID',
-    'content[0].color',
-    /"not-a-colour" from the data is not #rgb/,
+    'data.brand',
+    /"not-a-colour" from the data \(at content\[0\]\.color\) is not #rgb/,
   );
 });
 
@@ -562,8 +562,15 @@ test('each expands with the alias and $index, nests, and skips missing arrays', 
     { text: '#x' },
     { text: '#y' },
   ]);
-  throwsRender(() => bind([{ text: 'a' }, { each: 'orders', content: [] }], { orders: { a: 1 } }), 'DATA_INVALID', 'content[1]', /"each" needs an array at "orders", got an object/);
-  throwsRender(() => bind([{ each: 'n', content: [] }], { n: 5 }), 'DATA_INVALID', 'content[0]');
+  throwsRender(() => bind([{ text: 'a' }, { each: 'orders', content: [] }], { orders: { a: 1 } }), 'DATA_INVALID', 'data.orders', /"each" at content\[1\] needs an array at "orders", got an object/);
+  throwsRender(() => bind([{ each: 'n', content: [] }], { n: 5 }), 'DATA_INVALID', 'data.n', /got the number 5/);
+  // Inside a loop, the path is the item's place in the data.
+  throwsRender(
+    () => bind([{ each: 'orders', as: 'o', content: [{ each: 'o.lines', content: [] }] }], { orders: [{ lines: [] }, { lines: 'none' }] }),
+    'DATA_INVALID',
+    'data.orders[1].lines',
+    /"each" at content\[0\]\.content\[0\] needs an array at "o\.lines", got the string "none"/,
+  );
   // each/if with style properties wrap their output in one stack.
   assert.deepEqual(bind([{ each: 'tags', content: [{ text: '{{item}}' }], margin: 4, keepTogether: true }], data), [
     { stack: [{ text: 'x' }, { text: 'y' }], margin: 4, keepTogether: true },
@@ -611,7 +618,7 @@ test('tables: row each, row if, string cells, header/footer cells and cell each/
   // A cell each over nothing still fills its cell.
   const empty = bind([{ table: { rows: [[{ each: 'none', content: [{ text: 'x' }], colSpan: 2 }]] } }], {});
   assert.deepEqual((empty[0] as { table: { rows: unknown } }).table.rows, [[{ text: '', colSpan: 2 }]]);
-  throwsRender(() => bind([{ table: { rows: [{ each: 'items', row: ['x'] }] } }], { items: 'abc' }), 'DATA_INVALID', 'content[0].table.rows[0]');
+  throwsRender(() => bind([{ table: { rows: [{ each: 'items', row: ['x'] }] } }], { items: 'abc' }), 'DATA_INVALID', 'data.items', /"each" at content\[0\]\.table\.rows\[0\]/);
 });
 
 test('if: every condition form', () => {

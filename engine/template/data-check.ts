@@ -1,0 +1,243 @@
+/**
+ * Checks data against a validated template without laying anything out (DESIGN §5): how deep the
+ * data nests, and every fault binding would meet (data-faults.ts: an `each` over something that is
+ * not an array, a colour placeholder that binds to something that is not a colour). The walk
+ * follows binding's rules (bind.ts): `each` is expanded per item, `if` takes the branch its
+ * condition picks, and only the strings that can fail are bound. Header, footer and background
+ * are walked without `$page`/`$pages` (a fault only on some pages is found when rendering).
+ *
+ * Cost: one pass over the data for its depth, and one over the template per item of its loops,
+ * stopped after `maxNodes` nodes (binding itself stops there with LIMIT_EXCEEDED) or
+ * {@link MAX_FAULTS} faults.
+ */
+import { RenderError, type ErrorDetail } from '../errors.ts';
+import { bindMetadata } from './bind.ts';
+import { evaluateCondition } from './conditions.ts';
+import { bindColorText, eachItems } from './data-faults.ts';
+import { createScope, enterLoop, type Scope } from './path.ts';
+import { resolveLocale } from './filters.ts';
+import { hasPlaceholder } from './placeholders.ts';
+import type { Condition, Node, Template } from './types.ts';
+
+/** Faults reported at most. */
+export const MAX_FAULTS = 100;
+
+/** Options of {@link dataFaults}. */
+export interface DataCheckOptions {
+  /** Deepest nesting of the data (objects and arrays; the root object is 1). */
+  readonly maxDataDepth: number;
+  /** Template nodes visited at most (each item counts its content again). */
+  readonly maxNodes: number;
+  /** `$now`. */
+  readonly now: Date;
+}
+
+/**
+ * The nesting depth of `data`, counting objects and arrays (a primitive is 0, `{}` is 1), or
+ * `limit + 1` as soon as it is known to be deeper than `limit`. Iterative; stops on cycles at the limit.
+ */
+export function dataDepth(data: unknown, limit: number): number {
+  if (data === null || typeof data !== 'object') return 0;
+  const values: unknown[] = [data];
+  const depths: number[] = [1];
+  let deepest = 1;
+  while (values.length > 0) {
+    const v = values.pop() as object;
+    const depth = depths.pop() as number;
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return limit + 1;
+    const children = Array.isArray(v) ? v : Object.values(v);
+    for (const c of children) {
+      if (c !== null && typeof c === 'object') {
+        values.push(c);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return deepest;
+}
+
+type Obj = Record<string, unknown>;
+
+interface Walk {
+  readonly locale: string;
+  readonly maxNodes: number;
+  visited: number;
+  readonly faults: ErrorDetail[];
+  readonly seen: Set<string>;
+}
+
+/** Stops the walk once it has seen enough. */
+class WalkDone extends Error {}
+
+function record(w: Walk, e: unknown): void {
+  if (!(e instanceof RenderError) || e.code !== 'DATA_INVALID') throw e;
+  const key = `${e.path}\u0000${e.message}`;
+  if (w.seen.has(key)) return;
+  w.seen.add(key);
+  w.faults.push({ path: e.path ?? 'data', message: messageOf(e) });
+  if (w.faults.length >= MAX_FAULTS) throw new WalkDone();
+}
+
+/** The message without the `path: ` prefix RenderError puts in front. */
+function messageOf(e: RenderError): string {
+  const prefix = e.path ? `${e.path}: ` : '';
+  return e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+}
+
+function visit(w: Walk): void {
+  if (++w.visited > w.maxNodes) throw new WalkDone();
+}
+
+const COLOR_KEYS = ['color', 'backgroundColor'] as const;
+
+/** The colours of a node or style object: color, backgroundColor, border (all sides or each). */
+function checkColors(n: Obj, scope: Scope, w: Walk, path: string): void {
+  for (const key of COLOR_KEYS) checkColor(n[key], scope, w, `${path}.${key}`);
+  const border = n.border;
+  if (border === null || typeof border !== 'object') return;
+  const b = border as Obj;
+  if (Object.hasOwn(b, 'width') || Object.hasOwn(b, 'color')) return checkColor(b.color, scope, w, `${path}.border.color`);
+  for (const side of ['top', 'right', 'bottom', 'left']) {
+    const s = b[side];
+    if (s !== null && typeof s === 'object') checkColor((s as Obj).color, scope, w, `${path}.border.${side}.color`);
+  }
+}
+
+function checkColor(value: unknown, scope: Scope, w: Walk, path: string): void {
+  if (typeof value !== 'string' || !hasPlaceholder(value)) return;
+  try {
+    bindColorText(value, scope, w.locale, path);
+  } catch (e) {
+    record(w, e);
+  }
+}
+
+/** Inline spans' colours, nested spans included. */
+function checkSpans(text: unknown, scope: Scope, w: Walk, path: string): void {
+  if (!Array.isArray(text)) return;
+  text.forEach((span, i) => {
+    if (span === null || typeof span !== 'object') return;
+    checkColors(span as Obj, scope, w, `${path}[${i}]`);
+    checkSpans((span as Obj).text, scope, w, `${path}[${i}].text`);
+  });
+}
+
+/** Walks a list of nodes; returns how many nodes binding would produce from it. */
+function walkList(nodes: unknown, scope: Scope, w: Walk, path: string): number {
+  if (!Array.isArray(nodes)) return 0;
+  let produced = 0;
+  for (let i = 0; i < nodes.length; i++) produced += walkInto(nodes[i] as Obj, scope, w, `${path}[${i}]`, false);
+  return produced;
+}
+
+const EACH_KEYS: ReadonlySet<string> = new Set(['each', 'as', 'content']);
+const IF_KEYS: ReadonlySet<string> = new Set(['if', 'then', 'else']);
+
+function styled(n: Obj, own: ReadonlySet<string>): boolean {
+  for (const key of Object.keys(n)) if (!own.has(key)) return true;
+  return false;
+}
+
+/**
+ * Walks one node (or table cell: `cell` true); returns how many nodes binding produces from it
+ * (each/if: their content's, plus a wrapping stack when they carry style properties).
+ */
+function walkInto(n: Obj, scope: Scope, w: Walk, path: string, cell: boolean): number {
+  visit(w);
+  if (Object.hasOwn(n, 'each') || Object.hasOwn(n, 'if')) {
+    const own = Object.hasOwn(n, 'each') ? EACH_KEYS : IF_KEYS;
+    let produced = 0;
+    if (own === EACH_KEYS) {
+      let each = null;
+      try {
+        each = eachItems(n.each as string, scope, path);
+      } catch (e) {
+        record(w, e);
+      }
+      const alias = typeof n.as === 'string' ? n.as : 'item';
+      if (each) for (let i = 0; i < each.items.length; i++) produced += walkList(n.content, enterLoop(scope, alias, each.items[i], i, each.arrayPath), w, `${path}.content`);
+    } else {
+      const yes = evaluateCondition(n.if as Condition, scope, w.locale, `${path}.if`);
+      produced = walkList(yes ? n.then : n.else, scope, w, `${path}${yes ? '.then' : '.else'}`);
+    }
+    // A wrapper stack carries the node's style properties (a cell always has one, unless it is one node).
+    const wrapped = styled(n, own) && (produced > 0 || cell);
+    if (wrapped) checkColors(n, scope, w, path);
+    return wrapped ? 1 : produced;
+  }
+  checkColors(n, scope, w, path);
+  checkSpans(n.text, scope, w, `${path}.text`);
+  if (n.line !== null && typeof n.line === 'object') checkColor((n.line as Obj).color, scope, w, `${path}.line.color`);
+  if (Array.isArray(n.stack)) walkList(n.stack, scope, w, `${path}.stack`);
+  if (Array.isArray(n.columns)) n.columns.forEach((c, i) => walkList((c as Obj)?.content, scope, w, `${path}.columns[${i}].content`));
+  if (Array.isArray(n.list)) n.list.forEach((item, i) => item !== null && typeof item === 'object' && walkInto(item as Obj, scope, w, `${path}.list[${i}]`, false));
+  if (n.table !== null && typeof n.table === 'object') walkTable(n.table as Obj, scope, w, `${path}.table`);
+  return 1;
+}
+
+function walkRow(row: unknown, scope: Scope, w: Walk, path: string): void {
+  if (!Array.isArray(row)) return;
+  row.forEach((cell, j) => {
+    if (cell !== null && typeof cell === 'object') walkInto(cell as Obj, scope, w, `${path}[${j}]`, true);
+    else visit(w);
+  });
+}
+
+function walkRowTemplates(templates: unknown, scope: Scope, w: Walk, path: string): void {
+  if (!Array.isArray(templates)) return;
+  templates.forEach((t, i) => {
+    const p = `${path}[${i}]`;
+    if (Array.isArray(t)) return walkRow(t, scope, w, p);
+    if (t === null || typeof t !== 'object') return;
+    const n = t as Obj;
+    if (Object.hasOwn(n, 'each')) {
+      let each = null;
+      try {
+        each = eachItems(n.each as string, scope, p);
+      } catch (e) {
+        record(w, e);
+      }
+      const alias = typeof n.as === 'string' ? n.as : 'item';
+      if (each) for (let k = 0; k < each.items.length; k++) walkRow(n.row, enterLoop(scope, alias, each.items[k], k, each.arrayPath), w, `${p}.row`);
+    } else if (Object.hasOwn(n, 'if')) {
+      const yes = evaluateCondition(n.if as Condition, scope, w.locale, `${p}.if`);
+      walkRowTemplates(yes ? n.then : n.else, scope, w, `${p}${yes ? '.then' : '.else'}`);
+    }
+  });
+}
+
+function walkTable(spec: Obj, scope: Scope, w: Walk, path: string): void {
+  checkColor(spec.stripe, scope, w, `${path}.stripe`);
+  checkColor(spec.borderColor, scope, w, `${path}.borderColor`);
+  for (const key of ['headerStyle', 'footerStyle']) {
+    const s = spec[key];
+    if (s !== null && typeof s === 'object') checkColors(s as Obj, scope, w, `${path}.${key}`);
+  }
+  for (const key of ['header', 'footer']) {
+    const rows = spec[key];
+    if (Array.isArray(rows)) rows.forEach((row, i) => walkRow(row, scope, w, `${path}.${key}[${i}]`));
+  }
+  walkRowTemplates(spec.rows, scope, w, `${path}.rows`);
+}
+
+/**
+ * Every fault of `data` for `template` (see the module comment), each with its path in the data
+ * (`data.items`, `data` for nesting too deep); [] when the data fits. Never throws for data; a
+ * template must have passed validation.
+ */
+export function dataFaults(template: Template, data: unknown, opts: DataCheckOptions): ErrorDetail[] {
+  if (dataDepth(data, opts.maxDataDepth) > opts.maxDataDepth) {
+    return [{ path: 'data', message: `the data is nested deeper than ${opts.maxDataDepth} levels (objects and arrays)` }];
+  }
+  // Filters in colours use the template's language, as when rendering.
+  const language = bindMetadata(template.metadata, data ?? {}, { now: opts.now, language: template.metadata?.language }).language;
+  const w: Walk = { locale: resolveLocale(language), maxNodes: opts.maxNodes, visited: 0, faults: [], seen: new Set() };
+  const scope = createScope(data ?? {}, { now: opts.now });
+  try {
+    for (const key of ['content', 'header', 'footer', 'background'] as const) walkList(template[key] as Node[] | undefined, scope, w, key);
+  } catch (e) {
+    if (!(e instanceof WalkDone)) throw e;
+  }
+  return w.faults;
+}

@@ -1,0 +1,63 @@
+/**
+ * The ways data can fail a template (DESIGN §5), shared by binding (bind.ts), which throws them,
+ * and `checkData()` (data-check.ts), which collects them before a render: an `each` over a value
+ * that is not an array, and a colour placeholder that binds to something that is not a colour.
+ * Each is a RenderError('DATA_INVALID') whose path is where the value is in the data
+ * (`data.items`, `data.orders[2].lines`; `data` when the value is not in the data, e.g. a `$`
+ * built-in), and whose message names the template node too.
+ */
+import { RenderError } from '../errors.ts';
+import { parseColor } from './colors.ts';
+import { dataPathOf, resolvePath, type Scope } from './path.ts';
+import { parsePath, parseString, type PathSegment } from './placeholders.ts';
+import { describeValue, formatPath } from './schema.ts';
+import { bindTextIn } from './value.ts';
+
+/** `data.items[2].tags` for segments `items, 2, tags`; `data` for null (not in the data). */
+export function dataPathText(segments: readonly PathSegment[] | null): string {
+  return segments === null ? 'data' : formatPath(['data', ...segments]);
+}
+
+/** The items of an `each` over `pathText`, and where they are in the data. */
+export interface EachItems {
+  readonly items: readonly unknown[];
+  /** Where the array is in the data, for the paths of faults inside the loop; null when unknown. */
+  readonly arrayPath: readonly PathSegment[] | null;
+}
+
+/**
+ * The array an `each` iterates, or null when the value is missing or null (the loop yields nothing).
+ * @throws RenderError DATA_INVALID (path `data.<path>`) when the value is anything else.
+ */
+export function eachItems(pathText: string, scope: Scope, templatePath: string): EachItems | null {
+  const path = parsePath(pathText);
+  const value = resolvePath(path, scope);
+  if (value === undefined || value === null) return null;
+  const where = dataPathOf(path, scope);
+  if (!Array.isArray(value)) {
+    throw new RenderError('DATA_INVALID', `"each" at ${templatePath} needs an array at "${pathText}", got ${describeValue(value)}`, dataPathText(where));
+  }
+  return { items: value, arrayPath: where };
+}
+
+/**
+ * A node colour holding placeholders, bound: "" when it binds to nothing (the colour is
+ * inherited), else a colour.
+ * @throws RenderError DATA_INVALID (path: where its first placeholder reads the data) when the
+ *   bound text is not a colour.
+ */
+export function bindColorText(value: string, scope: Scope, locale: string, templatePath: string): string {
+  const s = bindTextIn(value, scope, locale).trim();
+  if (s === '' || parseColor(s) !== null) return s;
+  let where: PathSegment[] | null = null;
+  for (const part of parseString(value).parts) {
+    if (typeof part === 'string') continue;
+    where = dataPathOf(part.path, scope);
+    if (where !== null) break;
+  }
+  throw new RenderError(
+    'DATA_INVALID',
+    `the colour ${JSON.stringify(s.length > 40 ? s.slice(0, 37) + '...' : s)} from the data (at ${templatePath}) is not #rgb, #rrggbb or a CSS colour name`,
+    dataPathText(where),
+  );
+}
