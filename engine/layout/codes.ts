@@ -42,7 +42,8 @@ function encodeUncached(bcid: string, value: string, options: Record<string, str
     raw = bwipjs.raw(bcid, value, options as never) as unknown as (Raw2D | RawLinear)[];
   } catch (e) {
     const message = (e as Error).message.replace(/^bwipp\.\w+#\d+:\s*/, '');
-    throw new RenderError('BARCODE_INVALID', `cannot encode "${value}" as ${bcid}: ${message}`, path);
+    const shown = value.length > 40 ? `"${value.slice(0, 37)}..." (${value.length} characters)` : `"${value}"`;
+    throw new RenderError('BARCODE_INVALID', `cannot encode ${shown} as ${bcid}: ${message.length > 200 ? `${message.slice(0, 197)}...` : message}`, path);
   }
   const sym = raw[0];
   return 'pixs' in sym ? matrix(sym) : bars(sym);

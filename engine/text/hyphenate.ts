@@ -10,6 +10,11 @@ type Hyphenator = (word: string) => string;
 const require = createRequire(import.meta.url);
 const byLanguage = new Map<string, Hyphenator | null>();
 const MAX_WORDS = 20_000;
+/**
+ * Longer words are left whole: no dictionary word is this long, and the patterns take time
+ * quadratic in a word's length (a 80,000-letter word took 20 s).
+ */
+const MAX_WORD_LENGTH = 100;
 
 /** Pattern module names to try for a BCP 47 tag: "de-AT" -> de-at, de. */
 function candidates(language: string): string[] {
@@ -18,7 +23,10 @@ function candidates(language: string): string[] {
   return tag === primary ? [tag] : [tag, primary];
 }
 
-/** A hyphenator for `language`, or undefined when the package has no patterns for it. */
+/**
+ * A hyphenator for `language`, or undefined when the package has no patterns for it. Words longer
+ * than 100 characters come back unchanged.
+ */
 export function hyphenatorFor(language: string | undefined): Hyphenator | undefined {
   if (!language || !/^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i.test(language)) return undefined;
   const hit = byLanguage.get(language);
@@ -33,6 +41,7 @@ export function hyphenatorFor(language: string | undefined): Hyphenator | undefi
     }
     const words = new Map<string, string>();
     hyphenator = (word) => {
+      if (word.length > MAX_WORD_LENGTH) return word;
       let out = words.get(word);
       if (out === undefined) {
         out = mod.hyphenateSync(word, { minWordLength: 5 });

@@ -348,3 +348,10 @@ test('property: the page estimate never passes the real page count (a document o
     { numRuns: 150 },
   );
 });
+
+test('a barcode value the symbology refuses is named shortly in the message, however long it is', async () => {
+  const e = await renderError({ content: [{ barcode: '{{v}}' }] }, { v: 'A'.repeat(8000) });
+  assert.equal(e.code, 'BARCODE_INVALID');
+  assert.ok(e.message.length < 400, `${e.message.length} characters`);
+  assert.match(e.message, /"A{37}\.\.\." \(8000 characters\)/);
+});

@@ -122,3 +122,12 @@ test('a 400,000-character word renders on pages with every character, in order',
   const extracted = pdfToText(r.pdf).replace(/\s/g, '');
   assert.equal(extracted, text);
 });
+
+test('a 60,000-letter word in justified, hyphenated text renders whole (no hyphenation of words over 100 letters)', async () => {
+  const letters = 'abcdeghijklmnopqrstuvwxyz';
+  let text = '';
+  for (let i = 0; text.length < 60_000; i++) text += letters[i % 25] + letters[Math.floor(i / 25) % 25];
+  const r = await render({ metadata: { language: 'en' }, content: [{ text: `Hyphenated words around it {{t}} remain hyphenatable`, textAlign: 'justify' }] }, { t: text });
+  const extracted = r.doc.pages.map((p) => p.text.replace(/\n/g, '')).join('');
+  assert.ok(extracted.replace(/\s/g, '').includes(text), 'the long word is whole, without hyphens');
+});
