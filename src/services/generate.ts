@@ -6,7 +6,8 @@
  */
 import type { Db } from '../../db/open.ts';
 import type { Logger } from '../logger.ts';
-import { ApiError } from '../errors.ts';
+import { checkData, RenderError } from '../../engine/index.ts';
+import { ApiError, validationError } from '../errors.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import type { CreatePdfBody } from '../schemas/pdf.ts';
 import { debitSyncGeneration, refundSyncGeneration, settleSyncGeneration } from './credits.ts';
@@ -48,7 +49,41 @@ export function checkRequest(db: Db, teamId: string, req: CreatePdfBody): { defi
   const template = getTemplate(db, teamId, req.template_id);
   if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; use the image endpoint`);
   const definition = definitionFor(db, template, req.version);
+  checkDataFor(definition, req.data, req.template_id);
   return { definition, integration: wantsS3(req) ? requireS3Integration(db, teamId) : null };
+}
+
+// Parsed definitions by their stored JSON text, so that the engine finds a validated template by
+// identity and validates each definition once, not on every request.
+const parsedDefinitions = new Map<string, unknown>();
+const MAX_PARSED_DEFINITIONS = 256;
+
+function parsedDefinition(json: string): unknown {
+  let definition = parsedDefinitions.get(json);
+  if (definition === undefined) {
+    definition = JSON.parse(json);
+    if (parsedDefinitions.size >= MAX_PARSED_DEFINITIONS) parsedDefinitions.delete(parsedDefinitions.keys().next().value as string);
+    parsedDefinitions.set(json, definition);
+  }
+  return definition;
+}
+
+/**
+ * Data of the wrong shape for the template (an `each` over something that is not a list, data
+ * nested too deep) is the caller's fault: 400 VALIDATION_ERROR with paths `data.<path>` before any
+ * credit moves. A stored definition that no longer validates is refused the same way, naming it.
+ */
+function checkDataFor(definitionJson: string, data: unknown, templateId: string): void {
+  let faults;
+  try {
+    faults = checkData(parsedDefinition(definitionJson), data);
+  } catch (e) {
+    if (e instanceof RenderError && e.code === 'TEMPLATE_INVALID') {
+      throw validationError([{ path: 'template_id', message: `the stored template ${templateId} no longer validates (${e.message}); correct it with PUT /v1/templates/${templateId}` }]);
+    }
+    throw e;
+  }
+  if (faults.length > 0) throw validationError(faults.map((f) => ({ path: f.path, message: f.message })));
 }
 
 /**
