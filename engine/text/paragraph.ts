@@ -57,6 +57,13 @@ export interface Piece {
   readonly width: number;
   /** Part of the white space that ends a segment. */
   readonly space: boolean;
+  /**
+   * The segments this (shared) piece starts, shared too (set by prepareParagraph): the piece
+   * alone, and the piece followed by the space piece `spaceAfter`. Null until made.
+   */
+  alone: Segment | null;
+  spaceAfter: Piece | null;
+  spaced: Segment | null;
 }
 
 /** The text between two break opportunities. */
@@ -158,7 +165,7 @@ function makePiece(text: string, style: TextStyle, face: FontFace, level: number
   const rtl = level % 2 === 1;
   const run = shape(face, rtl ? mirror(text) : text, style.features, rtl ? 'rtl' : 'ltr');
   const width = (run.width / face.unitsPerEm) * style.size + style.letterSpacing * run.glyphs.length;
-  return { text, style, face, level, run, width, space };
+  return { text, style, face, level, run, width, space, alone: null, spaceAfter: null, spaced: null };
 }
 
 /**
@@ -169,7 +176,6 @@ function makePiece(text: string, style: TextStyle, face: FontFace, level: number
  */
 const wordsByStyle = new WeakMap<TextStyle, Map<FontFace, Map<string, Piece>>>();
 const spacesByStyle = new WeakMap<TextStyle, Map<FontFace, Map<string, Piece>>>();
-const segmentsByPiece = new WeakMap<Piece, { alone?: Segment; spaced?: Map<Piece, Segment> }>();
 
 /** The piece of `text` in `style` and `face` at level 0, shared (see above). */
 function sharedPiece(text: string, style: TextStyle, face: FontFace, space: boolean): Piece {
@@ -183,17 +189,21 @@ function sharedPiece(text: string, style: TextStyle, face: FontFace, space: bool
   return piece;
 }
 
-/** A segment of a word and its trailing space (or of either alone), shared when it can be. */
+/**
+ * A segment of `pieces` (built with push: spare capacity), shared when it is a shared word alone
+ * or followed by its usual space piece; else new, its pieces in an array of their exact size.
+ */
 function segmentOf(pieces: Piece[], width: number, trailing: number, required: boolean, hyphen: Piece | null): Segment {
-  const shareable = !required && hyphen === null && (pieces.length === 1 || (pieces.length === 2 && !pieces[0].space && pieces[1].space)) && pieces[0].level === 0;
-  if (!shareable) return { pieces, width, trailing, required, hyphen };
-  let entry = segmentsByPiece.get(pieces[0]);
-  if (!entry) segmentsByPiece.set(pieces[0], (entry = {}));
-  if (pieces.length === 1) return (entry.alone ??= { pieces, width, trailing, required, hyphen });
-  const spaced = (entry.spaced ??= new Map());
-  let seg = spaced.get(pieces[1]);
-  if (!seg) spaced.set(pieces[1], (seg = { pieces, width, trailing, required, hyphen }));
-  return seg;
+  const first = pieces[0];
+  if (!required && hyphen === null && first !== undefined && first.level === 0 && pieces.length <= 2) {
+    if (pieces.length === 1) return (first.alone ??= { pieces: [first], width, trailing, required, hyphen });
+    const space = pieces[1];
+    if (!first.space && space.space) {
+      if (first.spaceAfter === null) first.spaceAfter = space;
+      if (first.spaceAfter === space) return (first.spaced ??= { pieces: [first, space], width, trailing, required, hyphen });
+    }
+  }
+  return { pieces: pieces.length <= 2 ? pieces.slice() : pieces, width, trailing, required, hyphen };
 }
 
 const NOTHING_MISSING: readonly string[] = Object.freeze([]);
@@ -436,7 +446,7 @@ function splitSegment(seg: Segment, maxWidth: number): Segment[] {
     const sliced = glyphsFollowText(piece);
     const part = (start: number, end: number, g0: number, g1: number): Piece =>
       sliced
-        ? { ...piece, text: text.slice(start, end), run: sliceRun(piece.run, g0, g1), width: glyphsWidth(piece, g0, g1) }
+        ? { ...piece, text: text.slice(start, end), run: sliceRun(piece.run, g0, g1), width: glyphsWidth(piece, g0, g1), alone: null, spaceAfter: null, spaced: null }
         : makePiece(text.slice(start, end), piece.style, piece.face, piece.level, false);
     let chunkStart = 0;
     let chunkGlyph = 0;

@@ -69,7 +69,7 @@ export function sliceRun(run: GlyphRun, from: number, to: number): GlyphRun {
 function shapeUncached(face: FontFace, text: string, features: readonly string[] | undefined, direction: 'ltr' | 'rtl'): GlyphRun {
   const result = face.font.layout(text, features ? [...features] : undefined, undefined, undefined, direction);
   const advances: number[] = new Array(result.glyphs.length);
-  const codePoints: number[][] = new Array(result.glyphs.length);
+  const codePoints: (readonly number[])[] = new Array(result.glyphs.length);
   // When characters and glyphs pair one to one (most runs), the text itself says what each glyph shows.
   const chars = direction === 'rtl' ? [...text].reverse() : [...text];
   const oneToOne = chars.length === result.glyphs.length;
@@ -91,16 +91,25 @@ function shapeUncached(face: FontFace, text: string, features: readonly string[]
   return { glyphs: result.glyphs, codePoints, advances, offsets, width };
 }
 
+/** One frozen [cp] per code point, shared by every run (most glyphs show one character). */
+const singles = new Map<number, readonly number[]>();
+function single(cp: number): readonly number[] {
+  let a = singles.get(cp);
+  if (!a) singles.set(cp, (a = Object.freeze([cp])));
+  return a;
+}
+
 /**
  * fontkit caches one Glyph object per id for the life of the font. Subsetting a composite glyph
  * (Ö) creates its components (O) without code points, and a later layout of "O" returns that
  * cached object with an empty list; .notdef (glyph 0, in every subset) likewise. Fall back to the
  * character at the same position, then to the font's reverse cmap.
  */
-function codePointsOf(face: FontFace, glyph: Glyph, sameIndexChar: number | undefined): number[] {
-  if (glyph.id === 0 && sameIndexChar !== undefined) return [sameIndexChar];
+function codePointsOf(face: FontFace, glyph: Glyph, sameIndexChar: number | undefined): readonly number[] {
+  if (glyph.id === 0 && sameIndexChar !== undefined) return single(sameIndexChar);
+  if (glyph.codePoints.length === 1) return single(glyph.codePoints[0]);
   if (glyph.codePoints.length > 0) return [...glyph.codePoints];
-  if (sameIndexChar !== undefined) return [sameIndexChar];
+  if (sameIndexChar !== undefined) return single(sameIndexChar);
   const strings = face.font.stringsForGlyph(glyph.id);
   if (strings.length === 0) return [];
   return [...strings[0]].map((c) => c.codePointAt(0)!);
