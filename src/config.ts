@@ -33,6 +33,8 @@ export interface Config {
   renderRecycleMb: number;
   /** Render threads one team may hold at once. */
   renderTeamThreads: number;
+  /** A render running longer than this many ms runs at a lower CPU priority; 0: never. */
+  renderSlowMs: number;
   jobConcurrency: number;
   /** Starts of a job (renders that crashed, or were cut short by the process stopping) before it fails for good. */
   jobMaxAttempts: number;
@@ -80,6 +82,7 @@ const envSchema = z.object({
   PLATEN_RENDER_TIMEOUT_MS: int(100, 24 * 3_600_000).default(30_000),
   PLATEN_RENDER_RECYCLE_MB: int(16, 1024 * 1024).optional(),
   PLATEN_RENDER_TEAM_THREADS: int(1, 256).optional(),
+  PLATEN_RENDER_SLOW_MS: int(0, 24 * 3_600_000).default(1000),
   PLATEN_JOB_CONCURRENCY: int(1, 10_000).optional(),
   PLATEN_JOB_MAX_ATTEMPTS: int(1, 1000).default(2),
   PLATEN_RATE_LIMIT: int(1, 1_000_000).default(600),
@@ -152,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderTimeoutMs: e.PLATEN_RENDER_TIMEOUT_MS,
     renderRecycleMb,
     renderTeamThreads: e.PLATEN_RENDER_TEAM_THREADS ?? Math.max(1, renderThreads - 1),
+    renderSlowMs: e.PLATEN_RENDER_SLOW_MS,
     jobConcurrency: e.PLATEN_JOB_CONCURRENCY ?? 2 * renderThreads,
     jobMaxAttempts: e.PLATEN_JOB_MAX_ATTEMPTS,
     rateLimit: e.PLATEN_RATE_LIMIT,

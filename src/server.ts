@@ -39,7 +39,7 @@ export async function startServer(config: Config, log: Logger = createLogger()):
   const pool = new RenderPool(
     config.renderThreads,
     config.fontDirs,
-    { memoryMb: config.renderMemoryMb, timeoutMs: config.renderTimeoutMs, recycleMb: config.renderRecycleMb, teamThreads: config.renderTeamThreads },
+    { memoryMb: config.renderMemoryMb, timeoutMs: config.renderTimeoutMs, recycleMb: config.renderRecycleMb, teamThreads: config.renderTeamThreads, slowMs: config.renderSlowMs },
     log,
   );
   const files = new FileStore(db, config.dataDir, config, config.secret);

@@ -7,14 +7,16 @@
  * thread is terminated, and a thread whose heap stays above PLATEN_RENDER_RECYCLE_MB after its
  * renders is replaced. A thread runs one render at a time, so stopping it stops nothing else.
  * Threads are handed out fairly (fair-queue.ts): one FIFO per team, round-robin, at most
- * PLATEN_RENDER_TEAM_THREADS threads per team at once.
+ * PLATEN_RENDER_TEAM_THREADS threads per team at once; and a render running longer than
+ * PLATEN_RENDER_SLOW_MS runs at a lower CPU priority, so short renders keep their latency.
  */
+import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { Piscina } from 'piscina';
 import type { PdfVariant } from '../../engine/index.ts';
 import type { Logger } from '../logger.ts';
 import { FairQueue, type Release } from './fair-queue.ts';
-import type { RenderOutcome, RenderTask, RenderWorkerData } from './task.ts';
+import type { RenderOutcome, RenderTask, RenderWorkerData, ThreadReady } from './task.ts';
 
 // V8 "pretenures" allocation sites whose objects survived a scavenge: their objects then go
 // straight to the old generation. A scavenge that lands mid-render finds that render's objects
@@ -51,11 +53,17 @@ export interface RenderLimits {
   recycleMb: number;
   /** Threads one team may hold at once (PLATEN_RENDER_TEAM_THREADS). */
   teamThreads: number;
+  /**
+   * A render still running after this many ms gives way: its thread's CPU priority is lowered
+   * (nice 10, Linux) until it ends, so other teams' short renders and the HTTP thread get the cores
+   * first; 0: never (PLATEN_RENDER_SLOW_MS).
+   */
+  slowMs: number;
 }
 
 /** Defaults for `threads` render threads. */
 export function defaultRenderLimits(threads: number): RenderLimits {
-  return { memoryMb: 512, timeoutMs: 30_000, recycleMb: 256, teamThreads: Math.max(1, threads - 1) };
+  return { memoryMb: 512, timeoutMs: 30_000, recycleMb: 256, teamThreads: Math.max(1, threads - 1), slowMs: 1000 };
 }
 
 /** One render's input. `now`: `$now` and the creation date (default: the current time). */
@@ -82,6 +90,8 @@ export interface RenderResult {
 /** Renders on the thread it was handed with; may be called once. @throws RenderFailure */
 export type RenderOnThread = (input: RenderInput) => Promise<RenderResult>;
 
+/** The nice value of a render thread while its render runs longer than `slowMs` (Linux). */
+const SLOW_RENDER_NICE = 10;
 /** Consecutive renders above `recycleMb` that get a thread replaced. */
 const HIGH_HEAP_RENDERS = 2;
 /** Wait before trying again to start a thread that failed to start, ms (doubles up to 30 s). */
@@ -92,6 +102,8 @@ class RenderThread {
   private pool!: Piscina;
   /** Settles once the current thread has loaded the engine and fonts. */
   ready!: Promise<void>;
+  /** The current thread's kernel thread id (Linux), to lower its priority during a slow render. */
+  private tid: number | null = null;
   private highHeapRenders = 0;
   private closed = false;
 
@@ -108,6 +120,9 @@ class RenderThread {
     await this.ready;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), this.limits.timeoutMs);
+    let lowered = false;
+    const tid = this.tid;
+    const slow = tid === null || this.limits.slowMs === 0 ? undefined : setTimeout(() => (lowered = setThreadPriority(tid, SLOW_RENDER_NICE)), this.limits.slowMs);
     let out: RenderOutcome | undefined;
     try {
       out = (await this.pool.run(task, { signal: deadline.signal })) as RenderOutcome | undefined;
@@ -118,7 +133,10 @@ class RenderThread {
       throw failure;
     } finally {
       clearTimeout(timer);
+      clearTimeout(slow);
     }
+    // Back to normal priority; without the privilege to raise it again, a new thread instead.
+    if (lowered && !setThreadPriority(tid!, 0)) this.replace();
     if (typeof out?.ok !== 'boolean') throw new RenderFailure('RENDER_ERROR', 'the render thread returned no result');
     if (out.heapMb > this.limits.recycleMb) {
       if (++this.highHeapRenders >= HIGH_HEAP_RENDERS) {
@@ -165,8 +183,11 @@ class RenderThread {
     // A thread that dies with no task on it is reported here; unheard, the event would throw.
     pool.on('error', (err: unknown) => this.log?.warn({ err }, 'render thread error'));
     this.pool = pool;
+    this.tid = null;
     this.ready = pool.run(null, { name: 'ready' }).then(
-      () => undefined,
+      (info: ThreadReady) => {
+        if (this.pool === pool) this.tid = info.tid;
+      },
       async (err: unknown) => {
         if (this.closed) return;
         this.log?.error({ err }, `a render thread failed to start; trying again in ${retryMs} ms`);
@@ -176,6 +197,16 @@ class RenderThread {
         return this.ready;
       },
     );
+  }
+}
+
+/** Set kernel thread `tid`'s nice value. @returns whether it could be set. */
+function setThreadPriority(tid: number, nice: number): boolean {
+  try {
+    setPriority(tid, nice);
+    return true;
+  } catch {
+    return false;
   }
 }
 

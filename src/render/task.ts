@@ -2,6 +2,7 @@
  * The work one render thread does: definition + data -> PDF bytes through the engine. Errors come
  * back as values (RenderError's code, message and path survive the thread boundary).
  */
+import { readlinkSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { workerData } from 'node:worker_threads';
 import { BUNDLED_FONT_DIR, FontLibrary, renderPdf, RenderError, type PdfVariant } from '../../engine/index.ts';
@@ -72,12 +73,28 @@ const WARM_UP = {
   ],
 };
 
+/** What a thread reports once ready: its heap in use (MiB) and its kernel thread id (Linux; else null). */
+export interface ThreadReady {
+  heapMb: number;
+  tid: number | null;
+}
+
+/** This thread's kernel thread id, from /proc/thread-self (Linux), or null elsewhere. */
+function kernelThreadId(): number | null {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(tid) && tid > 0 ? tid : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Answers once the thread has loaded the engine and its fonts and rendered a warm-up document: the
- * pool hands a thread renders (and starts their deadline) only after this. @returns the heap in use, MiB.
+ * pool hands a thread renders (and starts their deadline) only after this.
  */
-export async function ready(): Promise<number> {
+export async function ready(): Promise<ThreadReady> {
   const rows = Array.from({ length: 20 }, (_, i) => ({ name: `Item ${i}`, price: (i * 1.5).toFixed(2) }));
   await renderPdf(WARM_UP, { n: 1, rows }, { now: new Date(0), fonts });
-  return heapMb();
+  return { heapMb: heapMb(), tid: kernelThreadId() };
 }

@@ -2,17 +2,19 @@
  * Renders that run past their deadline or their thread's memory are stopped and answered, on a real
  * server with real render threads: sync is 500 INTERNAL_ERROR with render_error {code, message,
  * path} and a refund, async fails the job with the code and a refund, and the server renders the
- * next invoice as before. A thread whose heap stays high is replaced between renders.
+ * next invoice as before. A thread whose heap stays high is replaced between renders; a render
+ * running past PLATEN_RENDER_SLOW_MS runs at a lower CPU priority until it ends.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { expectError } from '../helpers/api.ts';
 import { balance, createJob, ledger, waitForJob } from '../helpers/jobs.ts';
 import { SLOW_DEFINITION, slowDocumentData } from '../helpers/slow-document.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const INVOICE = JSON.parse(readFileSync(new URL('../../examples/invoice/template.json', import.meta.url), 'utf8')) as unknown;
 const INVOICE_DATA = JSON.parse(readFileSync(new URL('../../examples/invoice/data.json', import.meta.url), 'utf8')) as unknown;
@@ -157,6 +159,41 @@ test('a render thread whose heap stays above PLATEN_RENDER_RECYCLE_MB is replace
     assert.equal(recycled.length, 2, 'replaced after the 2nd and the 4th render');
     assert.ok((JSON.parse(recycled[0]!) as { heapMb: number }).heapMb > 16);
     assert.equal(balance(s, teamId), 5);
+  } finally {
+    await s.close();
+  }
+});
+
+/** Nice values of this process's threads (Linux /proc), by thread id. */
+function threadNice(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${process.pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
+      out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])); // field 19: nice
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+test('a render running past PLATEN_RENDER_SLOW_MS gets a lower CPU priority until it ends; the invoice after it renders at normal priority', { skip: !existsSync('/proc/self/task') && 'no /proc' }, async () => {
+  const s = await startTestServer({ PLATEN_RENDER_SLOW_MS: '200', PLATEN_RENDER_TIMEOUT_MS: '300000' });
+  try {
+    const { teamId, apiKey } = s.team(5);
+    const slow = s.template(teamId, SLOW_DEFINITION);
+    const invoice = s.template(teamId, INVOICE);
+    assert.ok(![...threadNice().values()].includes(10), 'no thread lowered before');
+    const pending = s.api('POST', '/v1/pdf/create', apiKey, { template_id: slow, data: slowDocumentData(400), export_type: 'binary' });
+    const lowered = await waitFor('a render thread at nice 10', () => [...threadNice()].find(([, nice]) => nice === 10)?.[0], 60_000, 20);
+    assert.notEqual(lowered, process.pid, 'the main thread keeps its priority');
+    const res = await pending;
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+    assert.ok(![...threadNice().values()].includes(10), 'priority restored (or the thread replaced) once the render ended');
+    await expectInvoice(s, apiKey, invoice);
+    assert.equal(balance(s, teamId), 3);
   } finally {
     await s.close();
   }
