@@ -4,8 +4,9 @@
  * errors at once; then the server's validation (the same as saving) for the text it was given;
  * without an API key, the JSON Schema's own validation.
  */
+import type { CompletionContext } from '@codemirror/autocomplete';
 import { json, jsonLanguage, jsonParseLinter } from '@codemirror/lang-json';
-import { linter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
+import { lintGutter, linter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { EditorState, type Extension } from '@codemirror/state';
 import { EditorView, hoverTooltip, keymap } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
@@ -73,6 +74,21 @@ function plainSchemaDiagnostic(d: Diagnostic): Diagnostic {
 
 const sources = new WeakMap<EditorView, (view: EditorView) => Diagnostic[]>();
 
+const schemaCompletion = jsonCompletion();
+/** A key being typed: `{"fo`, `, "fo`, or `"fo` at the start of a line. */
+const TYPING_KEY = /(^|[{,])\s*"[^"]*$/;
+
+/**
+ * Completion from the JSON Schema while a key is typed, and anywhere on request (Ctrl+Space).
+ * Working it out for every keystroke inside a text value would hold up the preview (the schema
+ * is resolved against the whole document each time).
+ */
+function keyCompletion(ctx: CompletionContext) {
+  if (ctx.explicit) return schemaCompletion(ctx);
+  const line = ctx.state.doc.lineAt(ctx.pos);
+  return TYPING_KEY.test(line.text.slice(0, ctx.pos - line.from)) ? schemaCompletion(ctx) : null;
+}
+
 /** Create an editor. */
 export function createEditor(o: EditorOptions): EditorView {
   const source = lintSource(o.problems, o.schema ? jsonSchemaLinter() : null, o.offline);
@@ -81,13 +97,14 @@ export function createEditor(o: EditorOptions): EditorView {
     json(),
     keymap.of(o.keys.map((k) => ({ key: k.key, run: k.run, preventDefault: true }))),
     linter(source, { delay: 100 }),
+    lintGutter(),
     EditorView.updateListener.of((u) => {
       if (u.docChanged) o.onChange();
     }),
     EditorView.contentAttributes.of({ 'aria-label': o.label }),
   ];
   if (o.schema) {
-    extensions.push(jsonLanguage.data.of({ autocomplete: jsonCompletion() }), hoverTooltip(jsonSchemaHover()), stateExtensions(o.schema as Parameters<typeof stateExtensions>[0]));
+    extensions.push(jsonLanguage.data.of({ autocomplete: keyCompletion }), hoverTooltip(jsonSchemaHover()), stateExtensions(o.schema as Parameters<typeof stateExtensions>[0]));
   }
   const view = new EditorView({ parent: o.parent, state: EditorState.create({ doc: o.doc, extensions }) });
   sources.set(view, source);

@@ -64,6 +64,7 @@ function status(message: string, kind: 'info' | 'ok' | 'error' = 'info'): void {
 /** Render after a change: at once when idle, else once the changes pause (`now`: at once anyway). */
 function schedule(now = false): void {
   lastChangeAt = performance.now();
+  document.body.dataset.lastChange = String(lastChangeAt);
   clearTimeout(timer);
   if (now || lastChangeAt - lastRenderAt >= DEBOUNCE_MS) void render();
   else timer = setTimeout(() => void render(), DEBOUNCE_MS);
@@ -176,6 +177,7 @@ async function render(): Promise<void> {
   const requested = performance.now();
   try {
     const preview = await api.preview(JSON.parse(templateText), JSON.parse(dataText));
+    const fetchedMs = performance.now() - requested;
     if (seq < shown) return;
     shown = seq;
     templateProblems.set(templateText, []);
@@ -197,7 +199,10 @@ async function render(): Promise<void> {
     el.dataset.renders = String(renders);
     el.dataset.pages = String(pages);
     el.dataset.requestMs = firstPageMs.toFixed(1);
+    el.dataset.fetchMs = fetchedMs.toFixed(1);
     el.dataset.changeMs = sinceChange.toFixed(1);
+    // The change this image shows: equal to body[data-last-change] once the latest one is on screen.
+    el.dataset.changeAt = String(since);
     $('preview-info').textContent = `${pages} page${pages === 1 ? '' : 's'} · render ${preview.renderMs.toFixed(0)} ms · on screen ${firstPageMs.toFixed(0)} ms after the request`;
     document.body.dataset.state = 'ok';
   } catch (e) {

@@ -186,6 +186,39 @@ test('open an existing template, save its draft, publish a tagged version, rende
   assert.doesNotMatch(text, /PREVIEW/);
 });
 
+test('typing a key offers the keys the JSON Schema allows there; hovering a key shows its description', async () => {
+  await replaceTemplate('{"content": [{"text": "Hi", "fontSize": 12}]}');
+  await page.click('#template-editor .cm-content', { position: { x: 40, y: 8 } });
+  await page.keyboard.press('Control+f');
+  await page.keyboard.type('"fontSize": 12');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.type(', "fontW');
+  await page.waitForSelector('.cm-tooltip-autocomplete');
+  assert.match((await page.textContent('.cm-tooltip-autocomplete')) ?? '', /fontWeight/);
+  await page.keyboard.press('Escape');
+  await replaceTemplate('{"content": [{"text": "Hi", "fontSize": 12}]}');
+  await page.mouse.move(0, 0);
+  const [x, y] = (await page.evaluate(`(() => {
+    const walker = document.createTreeWalker(document.querySelector('#template-editor .cm-content'), NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const i = n.data.indexOf('fontSize');
+      if (i < 0) continue;
+      const r = document.createRange();
+      r.setStart(n, i);
+      r.setEnd(n, i + 8);
+      const b = r.getBoundingClientRect();
+      return [b.x + b.width / 2, b.y + b.height / 2];
+    }
+    return null;
+  })()`)) as [number, number];
+  await page.mouse.move(x, y);
+  await page.waitForSelector('.cm-tooltip-hover');
+  assert.match((await page.textContent('.cm-tooltip-hover')) ?? '', /Font size in points/);
+  await page.screenshot({ path: join(shots, '6-hover.png') });
+});
+
 test('no request left the server\'s origin and the page raised no error', () => {
   assert.deepEqual(foreign, []);
   assert.deepEqual(pageErrors, []);
