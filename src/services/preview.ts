@@ -4,7 +4,7 @@
  * POST /v1/templates does (400 VALIDATION_ERROR, paths `definition.<path>`).
  */
 import type { Db } from '../../db/open.ts';
-import { templateFields, validateTemplate, type TemplateField } from '../../engine/index.ts';
+import { checkData, RenderError, templateFields, validateTemplate, type TemplateField } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import type { PreviewBody } from '../schemas/preview.ts';
@@ -31,8 +31,25 @@ function checkedDefinition(definition: Record<string, unknown>): string {
 }
 
 /**
+ * Data of the wrong shape for the template: 400 VALIDATION_ERROR with `data.<path>`, as
+ * POST /v1/pdf/create answers; a stored definition that no longer validates names `template_id`.
+ */
+function checkDataOf(definition: unknown, data: unknown, templateId: string | undefined): void {
+  let faults;
+  try {
+    faults = checkData(definition, data);
+  } catch (e) {
+    if (e instanceof RenderError && e.code === 'TEMPLATE_INVALID' && templateId !== undefined) {
+      throw validationError([{ path: 'template_id', message: `the stored template ${templateId} no longer validates (${e.message}); correct it with PUT /v1/templates/${templateId}` }]);
+    }
+    throw e;
+  }
+  if (faults.length > 0) throw validationError(faults.map((f) => ({ path: f.path, message: f.message })));
+}
+
+/**
  * Render a preview for `teamId` on the render pool (in the team's fair share of threads).
- * @throws ApiError 400 VALIDATION_ERROR (definition), 400 BAD_REQUEST (an image template),
+ * @throws ApiError 400 VALIDATION_ERROR (definition; data of the wrong shape at `data.<path>`), 400 BAD_REQUEST (an image template),
  *   403/404 (template_id, version), 500 INTERNAL_ERROR with `render_error {code, message, path}`
  *   when rendering fails.
  */
@@ -45,9 +62,12 @@ export async function renderPreview(deps: { db: Db; pool: RenderPool }, teamId: 
     if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; previews are of PDF templates`);
     definitionJson = definitionFor(deps.db, template, req.version);
   }
+  const definition = req.definition ?? JSON.parse(definitionJson);
+  const data = req.data ?? {};
+  checkDataOf(definition, data, req.template_id);
   try {
-    const result = await deps.pool.render(definitionJson, req.data ?? {}, { team: teamId, watermark: PREVIEW_MARK });
-    const fields = templateFields(req.definition ?? JSON.parse(definitionJson));
+    const result = await deps.pool.render(definitionJson, data, { team: teamId, watermark: PREVIEW_MARK });
+    const fields = templateFields(definition);
     return { pdf: result.pdf, pages: result.pages, warnings: result.warnings, fields, renderMs: result.ms };
   } catch (e) {
     if (!(e instanceof RenderFailure)) throw e;

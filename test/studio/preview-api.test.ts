@@ -136,6 +136,21 @@ test('request faults name their field: definition or template_id, version, forma
   assert.match(png.errors[0].message, /PNG previews are not available yet/);
 });
 
+test('data of the wrong shape for the template answers 400 with data paths, as POST /v1/pdf/create', async () => {
+  const { teamId, apiKey } = s.team(1);
+  const definition = { content: [{ each: 'items', content: [{ text: '{{item}}' }] }] };
+  const res = await s.api('POST', '/v1/templates/preview', apiKey, { definition, data: { items: 'not a list' } });
+  assert.equal(res.status, 400);
+  const body = (await res.json()) as { code: string; errors: { path: string }[] };
+  assert.equal(body.code, 'VALIDATION_ERROR');
+  assert.deepEqual(body.errors.map((e) => e.path), ['data.items']);
+  const id = s.template(teamId, definition);
+  const create = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { items: 'not a list' } });
+  const stored = await s.api('POST', '/v1/templates/preview', apiKey, { template_id: id, data: { items: 'not a list' } });
+  assert.deepEqual(await stored.json(), await create.json());
+  assert.equal(await credits(apiKey), 1);
+});
+
 test('templates of another team, image templates, unknown ids and failed renders', async () => {
   const a = s.team(1);
   const b = s.team(1);
