@@ -136,16 +136,15 @@ class RenderThread {
       clearTimeout(slow);
     }
     // Back to normal priority; without the privilege to raise it again, a new thread instead.
-    if (lowered && !setThreadPriority(tid!, 0)) this.replace();
-    if (typeof out?.ok !== 'boolean') throw new RenderFailure('RENDER_ERROR', 'the render thread returned no result');
-    if (out.heapMb > this.limits.recycleMb) {
-      if (++this.highHeapRenders >= HIGH_HEAP_RENDERS) {
-        this.log?.info({ heapMb: Math.round(out.heapMb) }, 'render thread recycled: its heap stayed high');
-        this.replace();
-      }
-    } else {
-      this.highHeapRenders = 0;
+    let replace = lowered && !setThreadPriority(tid!, 0);
+    const heapMb = typeof out?.heapMb === 'number' ? out.heapMb : 0;
+    this.highHeapRenders = heapMb > this.limits.recycleMb ? this.highHeapRenders + 1 : 0;
+    if (this.highHeapRenders >= HIGH_HEAP_RENDERS) {
+      this.log?.info({ heapMb: Math.round(heapMb) }, 'render thread recycled: its heap stayed high');
+      replace = true;
     }
+    if (replace) this.replace();
+    if (typeof out?.ok !== 'boolean') throw new RenderFailure('RENDER_ERROR', 'the render thread returned no result');
     return out;
   }
 
@@ -193,6 +192,7 @@ class RenderThread {
         this.log?.error({ err }, `a render thread failed to start; trying again in ${retryMs} ms`);
         await new Promise((r) => setTimeout(r, retryMs));
         await pool.destroy().catch(() => {});
+        if (this.closed) return;
         this.start(Math.min(retryMs * 2, 30_000));
         return this.ready;
       },
