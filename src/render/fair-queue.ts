@@ -12,6 +12,8 @@ export interface FairQueueLimits {
   slots: number;
   /** Slots one key may hold at once (at least 1; at most `slots` has effect). */
   perKey: number;
+  /** The cap of one key, read each time a slot is handed out; default: `perKey` for every key. */
+  capOf?: (key: string) => number;
 }
 
 /** Gives a held slot back; calling it again does nothing. */
@@ -105,7 +107,7 @@ export class FairQueue {
     let bestServed = Infinity;
     for (const key of this.waiting.keys()) {
       const held = this.held.get(key) ?? 0;
-      if (held >= this.limits.perKey) continue;
+      if (held >= (this.limits.capOf?.(key) ?? this.limits.perKey)) continue;
       const served = this.lastServed.get(key) ?? 0;
       if (held < bestHeld || (held === bestHeld && served < bestServed)) {
         best = key;

@@ -92,6 +92,13 @@ export type RenderOnThread = (input: RenderInput) => Promise<RenderResult>;
 
 /** The nice value of a render thread while its render runs longer than `slowMs` (Linux). */
 const SLOW_RENDER_NICE = 10;
+/** How long a slow render keeps its team capped at PLATEN_RENDER_TEAM_THREADS, ms. */
+const SLOW_MEMORY_MS = 10 * 60_000;
+/** What counts as slow when PLATEN_RENDER_SLOW_MS is 0 (priority lowering off), ms. */
+const DEFAULT_SLOW_MS = 1000;
+/** Teams whose speed is remembered; past it the least recently rendered is forgotten. */
+const MAX_TEAM_SPEEDS = 100_000;
+
 /** Consecutive renders above `recycleMb` that get a thread replaced. */
 const HIGH_HEAP_RENDERS = 2;
 /** Wait before trying again to start a thread that failed to start, ms (doubles up to 30 s). */
@@ -214,6 +221,8 @@ export class RenderPool {
   private readonly threadList: RenderThread[];
   private readonly idle: RenderThread[];
   private readonly queue: FairQueue;
+  /** Whether each team's renders are fast (see capOf), least recently rendered first. */
+  private readonly teamSpeed = new Map<string, { lastFast: boolean; lastSlowAt: number }>();
   readonly limits: RenderLimits;
 
   /**
@@ -224,7 +233,31 @@ export class RenderPool {
     this.limits = { ...defaultRenderLimits(threads), ...limits };
     this.threadList = Array.from({ length: threads }, () => new RenderThread({ fontDirs }, this.limits, log));
     this.idle = [...this.threadList];
-    this.queue = new FairQueue({ slots: threads, perKey: this.limits.teamThreads });
+    this.queue = new FairQueue({ slots: threads, perKey: this.limits.teamThreads, capOf: (team) => this.capOf(team) });
+  }
+
+  /**
+   * Threads `team` may hold: every thread while its renders are known to be fast (the last one
+   * finished under PLATEN_RENDER_SLOW_MS and none ran longer within SLOW_MEMORY_MS), else
+   * PLATEN_RENDER_TEAM_THREADS. A team with no finished render yet counts as slow, so a burst of
+   * slow renders from a new team cannot take every thread before its first one is seen.
+   */
+  private capOf(team: string): number {
+    const record = this.teamSpeed.get(team);
+    const fast = record !== undefined && record.lastFast && Date.now() - record.lastSlowAt > SLOW_MEMORY_MS;
+    return fast ? this.threadList.length : this.limits.teamThreads;
+  }
+
+  /** Note how long a render of `team` took (or that it has run `ms` so far and still runs). */
+  private noteSpeed(team: string, ms: number, finished: boolean): void {
+    const slow = ms >= (this.limits.slowMs || DEFAULT_SLOW_MS);
+    if (!finished && !slow) return;
+    const record = this.teamSpeed.get(team) ?? { lastFast: false, lastSlowAt: -Infinity };
+    if (slow) record.lastSlowAt = Date.now();
+    if (finished || slow) record.lastFast = !slow;
+    this.teamSpeed.delete(team); // re-inserted last: the map's order is least recently rendered first
+    this.teamSpeed.set(team, record);
+    if (this.teamSpeed.size > MAX_TEAM_SPEEDS) this.teamSpeed.delete(this.teamSpeed.keys().next().value as string);
   }
 
   /**
@@ -260,12 +293,16 @@ export class RenderPool {
       if (used) throw new Error('one render per thread lease');
       used = true;
       const start = performance.now();
+      // A render still running past the slow mark caps its team at once, not only when it ends.
+      const slowMark = setTimeout(() => this.noteSpeed(team, performance.now() - start, false), this.limits.slowMs || DEFAULT_SLOW_MS);
       try {
         const task: RenderTask = { definitionJson: input.definitionJson, data: input.data, now: (input.now ?? new Date()).getTime(), pdfVariant: input.pdfVariant, watermark: input.watermark };
         const out = await thread.render(task);
         if (!out.ok) throw new RenderFailure(out.code, out.message, out.path);
         return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), pages: out.pages, warnings: out.warnings, ms: performance.now() - start };
       } finally {
+        clearTimeout(slowMark);
+        this.noteSpeed(team, performance.now() - start, true);
         giveBack();
       }
     };

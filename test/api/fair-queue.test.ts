@@ -85,3 +85,19 @@ test('limits below 1 are refused', () => {
   assert.throws(() => new FairQueue({ slots: 0, perKey: 1 }), RangeError);
   assert.throws(() => new FairQueue({ slots: 1, perKey: 0 }), RangeError);
 });
+
+test('capOf sets each key its own cap, read whenever a slot is handed out', async () => {
+  const caps = new Map([['fast', 2]]);
+  const q = new FairQueue({ slots: 2, perKey: 1, capOf: (key) => caps.get(key) ?? 1 });
+  const { granted, releases } = acquireAll(q, ['fast', 'fast', 'slow', 'slow']);
+  await tick();
+  assert.deepEqual(granted, ['fast0', 'fast1'], 'a key with cap 2 takes both slots');
+  releases.get('fast')![0]();
+  releases.get('fast')![1]();
+  await tick();
+  assert.deepEqual(granted, ['fast0', 'fast1', 'slow2'], 'a key with cap 1 takes one slot even with two free');
+  caps.set('slow', 2);
+  releases.get('slow')![0]();
+  await tick();
+  assert.deepEqual(granted, ['fast0', 'fast1', 'slow2', 'slow3']);
+});
