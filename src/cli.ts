@@ -2,7 +2,7 @@
  * The `platen` command line (DESIGN §3); USAGE below lists every command and option.
  * With --json a command prints exactly one JSON object on stdout; errors go to stderr, exit 1.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BUNDLED_FONT_DIR, FontLibrary, PDF_VARIANTS, renderPdf, RenderError, type PdfVariant } from '../engine/index.ts';
@@ -30,33 +30,91 @@ function readJson(path: string, what: string): unknown {
   }
 }
 
+interface RenderJob {
+  templatePath: string;
+  dataPath: string | undefined;
+  output: string;
+  variant: PdfVariant | undefined;
+  fonts: FontLibrary | undefined;
+  json: boolean | undefined;
+}
+
+/** Read the files, render, write the PDF and print one line. @throws UsageError, RenderError */
+async function renderOnce(job: RenderJob): Promise<void> {
+  const definition = readJson(job.templatePath, 'template');
+  const data = job.dataPath ? readJson(job.dataPath, 'data') : {};
+  const started = performance.now();
+  const result = await renderPdf(definition, data, { pdfVariant: job.variant, fonts: job.fonts });
+  for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
+  mkdirSync(dirname(resolve(job.output)), { recursive: true });
+  writeFileSync(job.output, result.pdf);
+  const ms = Math.round(performance.now() - started);
+  if (job.json) {
+    process.stdout.write(`${JSON.stringify({ output: job.output, pages: result.pages, bytes: result.pdf.length, ms })}\n`);
+  } else {
+    process.stdout.write(`${job.output}: ${result.pages} page(s), ${result.pdf.length} bytes in ${ms} ms\n`);
+  }
+}
+
+/** Quiet time after a change of a watched file before rendering again (editors write in steps), ms. */
+const WATCH_SETTLE_MS = 100;
+
+/**
+ * Render, then again whenever the template or data file changes, until SIGINT or SIGTERM (exit
+ * 0). The files' folders are watched, so an editor that saves by replacing the file is followed.
+ * A fault (invalid JSON, a template error) is printed to stderr and the watch goes on.
+ */
+async function watchAndRender(job: RenderJob): Promise<void> {
+  const files = [job.templatePath, job.dataPath].filter((f): f is string => f !== undefined).map((f) => resolve(f));
+  const attempt = async () => {
+    try {
+      await renderOnce(job);
+    } catch (e) {
+      reportError(e);
+    }
+  };
+  await attempt();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const watchers = [...new Set(files.map((f) => dirname(f)))].map((dir) =>
+    watch(dir, (_event, name) => {
+      if (name === null || !files.includes(join(dir, name.toString()))) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => (running = running.then(attempt)), WATCH_SETTLE_MS);
+    }),
+  );
+  process.stderr.write(`watching ${files.join(' and ')}; Ctrl+C stops\n`);
+  await new Promise<void>((done) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => done());
+  });
+  clearTimeout(timer);
+  for (const w of watchers) w.close();
+  await running;
+}
+
 async function render(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { output: { type: 'string', short: 'o' }, json: { type: 'boolean' }, 'pdf-variant': { type: 'string' }, 'font-dir': { type: 'string', multiple: true } },
+    options: {
+      output: { type: 'string', short: 'o' },
+      json: { type: 'boolean' },
+      'pdf-variant': { type: 'string' },
+      'font-dir': { type: 'string', multiple: true },
+      watch: { type: 'boolean', short: 'w' },
+    },
   });
   const [templatePath, dataPath] = positionals;
-  if (!templatePath || !values.output) throw new UsageError('usage: render TEMPLATE.json [DATA.json] -o OUT.pdf [--pdf-variant pdf/a-2b] [--font-dir DIR]... [--json] (platen help for more)');
+  if (!templatePath || !values.output) throw new UsageError('usage: render TEMPLATE.json [DATA.json] -o OUT.pdf [--pdf-variant pdf/a-2b] [--font-dir DIR]... [--watch] [--json] (platen help for more)');
   const variant = values['pdf-variant'];
   if (variant !== undefined && !(PDF_VARIANTS as readonly string[]).includes(variant)) {
     throw new UsageError(`--pdf-variant must be one of ${PDF_VARIANTS.join(', ')}`);
   }
-  const definition = readJson(templatePath, 'template');
-  const data = dataPath ? readJson(dataPath, 'data') : {};
-  const started = performance.now();
   const fontDirs = values['font-dir'] ?? [];
   const fonts = fontDirs.length > 0 ? new FontLibrary([BUNDLED_FONT_DIR, ...fontDirs]) : undefined;
-  const result = await renderPdf(definition, data, { pdfVariant: variant as PdfVariant | undefined, fonts });
-  for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
-  mkdirSync(dirname(resolve(values.output)), { recursive: true });
-  writeFileSync(values.output, result.pdf);
-  const ms = Math.round(performance.now() - started);
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify({ output: values.output, pages: result.pages, bytes: result.pdf.length, ms })}\n`);
-  } else {
-    process.stdout.write(`${values.output}: ${result.pages} page(s), ${result.pdf.length} bytes in ${ms} ms\n`);
-  }
+  const job: RenderJob = { templatePath, dataPath, output: values.output, variant: variant as PdfVariant | undefined, fonts, json: values.json };
+  if (values.watch) return watchAndRender(job);
+  return renderOnce(job);
 }
 
 const USAGE = `usage: platen <command> [options]
@@ -68,6 +126,8 @@ commands:
       -o, --output FILE                  where to write the PDF (its folder is created)
       --pdf-variant VARIANT              PDF/A output: ${PDF_VARIANTS.join(', ')}
       --font-dir DIR                     a folder of extra fonts used as fallbacks (repeatable)
+      -w, --watch                        render again whenever the template or data file changes (until Ctrl+C);
+                                         faults are printed and the watch goes on; with --json one object per render
       --json                             print {output, pages, bytes, ms} as one JSON object
   teams create --name NAME --credits N   a team and its first API key (shown once)
   keys create --team TEAM_ID             another API key for a team (shown once)
@@ -183,7 +243,8 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-main(process.argv.slice(2)).catch((e: unknown) => {
+/** An error as the command line prints it on stderr. */
+function reportError(e: unknown): void {
   if (e instanceof RenderError) {
     process.stderr.write(`${e.code}: ${e.message}\n`);
     for (const issue of e.issues.slice(1, 20)) process.stderr.write(`  ${issue.path || '(root)'}: ${issue.message}\n`);
@@ -192,5 +253,9 @@ main(process.argv.slice(2)).catch((e: unknown) => {
   } else {
     process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
   }
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  reportError(e);
   process.exit(1);
 });
