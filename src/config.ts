@@ -7,9 +7,13 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_LIMITS, type Limits } from '../engine/index.ts';
 import { isAddressOrRange } from './middleware/client-address.ts';
 
 /** The validated configuration of one server. */
+/** The engine limits the service sets from its environment (the template nesting depth is fixed). */
+export type EngineLimits = Omit<Limits, 'maxDepth'>;
+
 export interface Config {
   port: number;
   host: string;
@@ -24,6 +28,8 @@ export interface Config {
   /** HMAC key of signed URLs and key material for encrypting stored secrets. */
   secret: string;
   seedDemo: boolean;
+  /** The engine's per-render limits (PLATEN_MAX_PAGES, PLATEN_MAX_GLYPHS, ...): pages, characters, boxes, nodes, data depth, image size. */
+  engineLimits: EngineLimits;
   renderThreads: number;
   /** V8 heap limit of one render thread, MiB. */
   renderMemoryMb: number;
@@ -103,6 +109,13 @@ const envSchema = z.object({
   PLATEN_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS: bool.default(false),
   PLATEN_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  PLATEN_MAX_PAGES: int(1, 1_000_000).default(DEFAULT_LIMITS.maxPages),
+  PLATEN_MAX_GLYPHS: int(1000, 1_000_000_000).default(DEFAULT_LIMITS.maxGlyphs),
+  PLATEN_MAX_BOXES: int(1000, 1_000_000_000).default(DEFAULT_LIMITS.maxBoxes),
+  PLATEN_MAX_NODES: int(100, 1_000_000_000).default(DEFAULT_LIMITS.maxNodes),
+  PLATEN_MAX_DATA_DEPTH: int(2, 10_000).default(DEFAULT_LIMITS.maxDataDepth),
+  PLATEN_MAX_IMAGE_BYTES: int(1024, 1024 * 1024 * 1024).default(DEFAULT_LIMITS.maxImageBytes),
+  PLATEN_MAX_IMAGE_PIXELS: int(1024, 1_000_000_000).default(DEFAULT_LIMITS.maxImagePixels),
   PLATEN_JOB_RETENTION_DAYS: int(7, 36500).default(30),
   PLATEN_FONT_DIRS: z
     .string()
@@ -166,6 +179,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: e.PLATEN_WEBHOOK_ALLOW_PRIVATE,
     s3AllowPrivateEndpoints: e.PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS,
     maxBodyBytes: e.PLATEN_MAX_BODY_BYTES,
+    engineLimits: {
+      maxPages: e.PLATEN_MAX_PAGES,
+      maxGlyphs: e.PLATEN_MAX_GLYPHS,
+      maxBoxes: e.PLATEN_MAX_BOXES,
+      maxNodes: e.PLATEN_MAX_NODES,
+      maxDataDepth: e.PLATEN_MAX_DATA_DEPTH,
+      maxImageBytes: e.PLATEN_MAX_IMAGE_BYTES,
+      maxImagePixels: e.PLATEN_MAX_IMAGE_PIXELS,
+    },
     jobRetentionDays: e.PLATEN_JOB_RETENTION_DAYS,
     fontDirs: e.PLATEN_FONT_DIRS,
   };

@@ -41,6 +41,7 @@ export async function startServer(config: Config, log: Logger = createLogger()):
     config.fontDirs,
     { memoryMb: config.renderMemoryMb, timeoutMs: config.renderTimeoutMs, recycleMb: config.renderRecycleMb, teamThreads: config.renderTeamThreads, slowMs: config.renderSlowMs },
     log,
+    config.engineLimits,
   );
   const files = new FileStore(db, config.dataDir, config, config.secret);
   const secrets = new SecretBox(config.secret);

@@ -13,7 +13,8 @@
 import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { Piscina } from 'piscina';
-import type { PdfVariant } from '../../engine/index.ts';
+import { DEFAULT_LIMITS, type Limits, type PdfVariant } from '../../engine/index.ts';
+import type { EngineLimits } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { FairQueue, type Release } from './fair-queue.ts';
 import type { RenderOutcome, RenderTask, RenderWorkerData, ThreadReady } from './task.ts';
@@ -224,14 +225,18 @@ export class RenderPool {
   /** Whether each team's renders are fast (see capOf), least recently rendered first. */
   private readonly teamSpeed = new Map<string, { lastFast: boolean; lastSlowAt: number }>();
   readonly limits: RenderLimits;
+  /** The engine's limits every render of this pool runs with (PLATEN_MAX_*). */
+  readonly engineLimits: Limits;
 
   /**
    * @param fontDirs extra font folders (PLATEN_FONT_DIRS), scanned once per thread.
    * @param limits memory, deadline, recycling and per-team share (defaults: {@link defaultRenderLimits}).
+   * @param engineLimits the engine's per-render limits (pages, characters, ...; default DEFAULT_LIMITS).
    */
-  constructor(threads: number, fontDirs: string[] = [], limits: Partial<RenderLimits> = {}, log?: Logger) {
+  constructor(threads: number, fontDirs: string[] = [], limits: Partial<RenderLimits> = {}, log?: Logger, engineLimits: Partial<EngineLimits> = {}) {
     this.limits = { ...defaultRenderLimits(threads), ...limits };
-    this.threadList = Array.from({ length: threads }, () => new RenderThread({ fontDirs }, this.limits, log));
+    this.engineLimits = { ...DEFAULT_LIMITS, ...engineLimits };
+    this.threadList = Array.from({ length: threads }, () => new RenderThread({ fontDirs, limits: engineLimits }, this.limits, log));
     this.idle = [...this.threadList];
     this.queue = new FairQueue({ slots: threads, perKey: this.limits.teamThreads, capOf: (team) => this.capOf(team) });
   }

@@ -5,16 +5,18 @@
 import { readlinkSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { workerData } from 'node:worker_threads';
-import { BUNDLED_FONT_DIR, FontLibrary, renderPdf, RenderError, type PdfVariant } from '../../engine/index.ts';
+import { BUNDLED_FONT_DIR, FontLibrary, renderPdf, RenderError, type Limits, type PdfVariant } from '../../engine/index.ts';
 
-/** What every task of a pool shares: extra font folders (PLATEN_FONT_DIRS). */
+/** What every task of a pool shares: extra font folders (PLATEN_FONT_DIRS) and the engine's limits (PLATEN_MAX_*). */
 export interface RenderWorkerData {
   fontDirs: string[];
+  limits?: Partial<Limits>;
 }
 
 // One font library per thread, built once: the bundled fonts plus PLATEN_FONT_DIRS as fallbacks.
 const fontDirs = (workerData as RenderWorkerData | undefined)?.fontDirs ?? [];
 const fonts = fontDirs.length > 0 ? new FontLibrary([BUNDLED_FONT_DIR, ...fontDirs]) : undefined;
+const limits = (workerData as RenderWorkerData | undefined)?.limits;
 
 export interface RenderTask {
   /** The definition's JSON text: cheaper to pass between threads than an object, and a cache key. */
@@ -53,7 +55,7 @@ const heapMb = () => getHeapStatistics().used_heap_size / 1048576;
 
 export default async function render(task: RenderTask): Promise<RenderOutcome> {
   try {
-    const result = await renderPdf(definitionOf(task.definitionJson), task.data, { now: new Date(task.now), pdfVariant: task.pdfVariant, watermark: task.watermark, fonts });
+    const result = await renderPdf(definitionOf(task.definitionJson), task.data, { now: new Date(task.now), pdfVariant: task.pdfVariant, watermark: task.watermark, fonts, limits });
     // Structured clone copies the bytes to the main thread: some µs for an invoice. (Moving them
     // would need piscina's private symbols, which the single binary's separate bundles don't share.)
     return { ok: true, pdf: new Uint8Array(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength), pages: result.pages, warnings: result.warnings, heapMb: heapMb() };

@@ -49,7 +49,7 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
     const body = c.req.valid('json');
     const teamId = c.get('teamId');
     // The cheap, local checks first; the webhook URL's DNS lookup only for a request they let through.
-    const { definition } = checkRequest(s.db, teamId, { ...body, export_type: 'url' });
+    const { definition } = checkRequest(s.db, teamId, { ...body, export_type: 'url' }, s.pool.engineLimits);
     if (body.webhook_url !== undefined) {
       const problem = await webhookUrlProblem(body.webhook_url, s.config.webhookAllowPrivate);
       if (problem) throw validationError([{ path: 'webhook_url', message: problem }]);

@@ -6,7 +6,7 @@
  */
 import type { Db } from '../../db/open.ts';
 import type { Logger } from '../logger.ts';
-import { checkData, RenderError } from '../../engine/index.ts';
+import { checkData, RenderError, type Limits } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import type { CreatePdfBody } from '../schemas/pdf.ts';
@@ -45,11 +45,11 @@ export function s3UploadFailed(e: S3Failure, bucket: string, key: string): ApiEr
  * Everything that can refuse a request without costing a credit (§5, §7.1).
  * @returns the definition to render, and the S3 integration to upload with when the request goes to S3 (else null).
  */
-export function checkRequest(db: Db, teamId: string, req: CreatePdfBody): { definition: string; integration: S3IntegrationRow | null } {
+export function checkRequest(db: Db, teamId: string, req: CreatePdfBody, limits: Pick<Limits, 'maxDataDepth'>): { definition: string; integration: S3IntegrationRow | null } {
   const template = getTemplate(db, teamId, req.template_id);
   if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; use the image endpoint`);
   const definition = definitionFor(db, template, req.version);
-  checkDataFor(definition, req.data, req.template_id);
+  checkDataFor(definition, req.data, req.template_id, limits);
   return { definition, integration: wantsS3(req) ? requireS3Integration(db, teamId) : null };
 }
 
@@ -73,10 +73,10 @@ function parsedDefinition(json: string): unknown {
  * nested too deep) is the caller's fault: 400 VALIDATION_ERROR with paths `data.<path>` before any
  * credit moves. A stored definition that no longer validates is refused the same way, naming it.
  */
-function checkDataFor(definitionJson: string, data: unknown, templateId: string): void {
+function checkDataFor(definitionJson: string, data: unknown, templateId: string, limits: Pick<Limits, 'maxDataDepth'>): void {
   let faults;
   try {
-    faults = checkData(parsedDefinition(definitionJson), data);
+    faults = checkData(parsedDefinition(definitionJson), data, { maxDataDepth: limits.maxDataDepth });
   } catch (e) {
     if (e instanceof RenderError && e.code === 'TEMPLATE_INVALID') {
       throw validationError([{ path: 'template_id', message: `the stored template ${templateId} no longer validates (${e.message}); correct it with PUT /v1/templates/${templateId}` }]);
@@ -110,7 +110,7 @@ async function renderOrRefund<T>(db: Db, teamId: string, pendingId: number, work
 
 /** POST /v1/pdf/create. @throws ApiError per §7.1. */
 export async function generateSync(deps: GenerateDeps, teamId: string, req: CreatePdfBody): Promise<SyncResult> {
-  const { definition, integration } = checkRequest(deps.db, teamId, req);
+  const { definition, integration } = checkRequest(deps.db, teamId, req, deps.pool.engineLimits);
   const filename = `${req.filename}.pdf`;
   const loc = integration ? s3Location(integration, filename, { bucket: req.s3_bucket, prefix: req.s3_filepath }) : undefined;
   // The balance this call's debit left: "after this call" (§2.3), whatever runs concurrently.
