@@ -59,9 +59,9 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   app.notFound(notFound);
   app.use('*', requestLog(s.log));
   app.use('*', bodyLimit({ maxBytes: s.config.maxBodyBytes }));
+  app.route('/', studioRoutes());
   systemRoutes(app);
   app.route('/cdn', cdnRoutes(s));
-  app.route('/', studioRoutes());
   app.route('/', schemaRoutes());
 
   const v1 = newRouter();

@@ -1,8 +1,9 @@
 /**
  * GET /studio: the template studio, a single-page editor with live previews, and its static files
  * (/studio/<file>), built by scripts/build-studio.mjs into studio/dist (the single binary carries
- * them). Public: the page asks for an API key and keeps it in sessionStorage. Its Content Security
- * Policy lets it load nothing from another origin.
+ * them). Public: the page asks for an API key and keeps it in sessionStorage. GET /docs: the API
+ * reference in Swagger UI from the same build (without a build, the plain page of routes/system.ts
+ * answers). Their Content Security Policy lets them load nothing from another origin.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -66,11 +67,17 @@ export function studioRoutes(dir: string = DIST): Hono<AppEnv> {
     const asset = name === 'build.json' ? undefined : assets.get(name);
     if (!asset) throw new ApiError(404, 'NOT_FOUND', `no studio file "${name}"`);
     const headers: Record<string, string> = { ETag: asset.etag, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };
-    if (name === 'index.html') headers['Content-Security-Policy'] = CSP;
+    if (name.endsWith('.html')) headers['Content-Security-Policy'] = CSP;
     if (c.req.header('if-none-match') === asset.etag) return c.body(null, 304, headers);
     return c.body(new Uint8Array(asset.body), 200, { ...headers, 'Content-Type': asset.type });
   };
   app.get('/studio', (c) => serve(c, 'index.html'));
+  // Mounted before routes/system.ts: the interactive reference when built, else that plain page.
+  app.get('/docs', async (c, next) => {
+    if (assets === undefined) assets = loadAssets(dir);
+    if (!assets?.has('docs.html')) return next();
+    return serve(c, 'docs.html');
+  });
   app.get('/studio/', (c) => c.redirect('/studio', 301));
   app.get('/studio/:file', (c) => serve(c, c.req.param('file')));
   return app;

@@ -209,7 +209,7 @@ test('GET /v1/schemas/template.json needs no key, is the checked-in schema, and 
   assert.equal((await s.fetch('/v1/schemas/nothing.json')).status, 401);
 });
 
-test('GET /studio serves the page and its files, with a same-origin Content Security Policy', async () => {
+test('GET /studio and GET /docs serve their pages and files, with a same-origin Content Security Policy', async () => {
   const page = await s.fetch('/studio');
   assert.equal(page.status, 200);
   assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
@@ -223,6 +223,11 @@ test('GET /studio serves the page and its files, with a same-origin Content Secu
     assert.equal(res.status, 200, file);
     assert.match(res.headers.get('content-type') ?? '', file.endsWith('.css') ? /^text\/css/ : /^text\/javascript/);
   }
+  const docs = await s.fetch('/docs');
+  assert.equal(docs.status, 200);
+  assert.match(docs.headers.get('content-security-policy') ?? '', /default-src 'self'/);
+  assert.match(await docs.text(), /\/studio\/swagger-ui-bundle\.js/);
+  for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'docs.js']) assert.equal((await s.fetch(`/studio/${file}`)).status, 200, file);
   assert.equal((await s.fetch('/studio/nothing.js')).status, 404);
   assert.equal((await s.fetch('/studio/build.json')).status, 404);
   assert.equal((await s.fetch('/studio/..%2Fpackage.json')).status, 404);

@@ -2,7 +2,8 @@
  * The template studio in a real browser (Debian's Chromium through playwright-core) against a real
  * server: it loads with no request to another origin, an invalid node typed into the template is
  * marked at its JSON path, fixing it changes the rendered page's pixels, and an existing template
- * is opened with an API key, saved, published as a tagged version and rendered through the API.
+ * is opened with an API key, saved, published as a tagged version and rendered through the API;
+ * /docs lists every endpoint and runs one with the key.
  * Screenshots go to a temporary folder named in the test's diagnostics.
  */
 import assert from 'node:assert/strict';
@@ -21,6 +22,7 @@ let s: TestServer;
 let browser: Browser;
 let page: Page;
 let apiKey: string;
+let teamId: string;
 let templateId: string;
 const shots = mkdtempSync(join(tmpdir(), 'platen-studio-'));
 const foreign: string[] = [];
@@ -31,6 +33,7 @@ before(async () => {
   s = await startTestServer({ PLATEN_PREVIEW_RATE_LIMIT: '100000' });
   const team = s.team(5);
   apiKey = team.apiKey;
+  teamId = team.teamId;
   templateId = s.template(team.teamId, { content: [{ text: 'Stored greeting for {{name}}', fontSize: 28 }] }, 'pdf', 'Greeting');
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
@@ -218,6 +221,27 @@ test('typing a key offers the keys the JSON Schema allows there; hovering a key 
   await page.waitForSelector('.cm-tooltip-hover');
   assert.match((await page.textContent('.cm-tooltip-hover')) ?? '', /Font size in points/);
   await page.screenshot({ path: join(shots, '6-hover.png') });
+});
+
+test('/docs: the API reference lists every endpoint and runs a request with the key given under Authorize', async () => {
+  await page.goto(`${s.url}/docs`);
+  await page.waitForSelector('.opblock');
+  const spec = (await (await s.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+  const operations = Object.values(spec.paths).reduce((n, methods) => n + Object.keys(methods).length, 0);
+  assert.equal(await page.locator('.opblock').count(), operations);
+  await page.click('button.authorize');
+  await page.fill('.modal-ux input', apiKey);
+  await page.click('.modal-ux button.authorize');
+  await page.click('.modal-ux button.close-modal');
+  const account = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path', { hasText: /^\/v1\/account$/ }) });
+  await account.locator('.opblock-summary').click();
+  await account.locator('button.try-out__btn').click();
+  await account.locator('button.execute').click();
+  await account.locator('.live-responses-table .response-col_status').first().waitFor();
+  const answer = await account.locator('.live-responses-table').innerText();
+  assert.match(answer, /^Code\s+Details\s+200\b/);
+  assert.ok(answer.includes(`"team_id": "${teamId}"`), answer);
+  await page.screenshot({ path: join(shots, '7-docs.png') });
 });
 
 test('no request left the server\'s origin and the page raised no error', () => {
