@@ -57,6 +57,7 @@ function inputs() {
   return [
     ...['src', 'engine', 'db', 'studio/src', ...DATA_DIRS].flatMap(walk),
     'studio/index.html',
+    'studio/docs.html',
     ...RUNTIME_PACKAGES.map((p) => `node_modules/${p}/package.json`),
     'scripts/build-binary.mjs',
     'package-lock.json',
