@@ -83,7 +83,8 @@ describe('dist/platen', () => {
     const studio = await fetch(`${url}/studio`);
     assert.equal(studio.status, 200);
     assert.match(await studio.text(), /Platen Studio/);
-    for (const file of ['studio.js', 'studio.css', 'pdf.worker.min.mjs']) assert.equal((await fetch(`${url}/studio/${file}`)).status, 200, file);
+    for (const file of ['studio.js', 'studio.css', 'pdf.worker.min.mjs', 'swagger-ui-bundle.js']) assert.equal((await fetch(`${url}/studio/${file}`)).status, 200, file);
+    assert.match(await (await fetch(`${url}/docs`)).text(), /swagger-ui-bundle\.js/);
     const schema = await fetch(`${url}/v1/schemas/template.json`);
     assert.equal(await schema.text(), readFileSync(join(ROOT, 'schemas/template.schema.json'), 'utf8'));
     const preview = await fetch(`${url}/v1/templates/preview`, {
