@@ -8,9 +8,10 @@ import { bindNodes } from '../template/bind.ts';
 import type { BindOptions, Node, PageSize, Template } from '../template/types.ts';
 import type { FontLibrary } from '../text/fonts.ts';
 import { LayoutBudget, PageEstimate } from './budget.ts';
-import { countingLines, flowHeight, measureAll } from './measure.ts';
+import { flowHeight } from './box-metrics.ts';
+import { countingLines, measureAll } from './measure.ts';
 import type { DrawItem, Page } from './nodes.ts';
-import { flow, paginate } from './paginate.ts';
+import { flow, flowContext, paginate } from './paginate.ts';
 import { prepareNodes, type PrepareContext } from './prepare.ts';
 import { rootStyle, TextStyles, toSides } from './style.ts';
 
@@ -104,6 +105,6 @@ function layoutPages(template: Template, data: unknown, opts: LayoutOptions, ctx
 /** Place header, footer or background boxes; they never break (what overflows is drawn anyway). */
 function placeBand(boxes: ReturnType<typeof measureAll>, x: number, y: number, height: number, out: DrawItem[]): void {
   if (boxes.length === 0) return;
-  flow(boxes, x, y, Math.max(height, flowHeight(boxes)), true, out, { regionHeight: Infinity });
+  flow(boxes, x, y, Math.max(height, flowHeight(boxes)), true, out, flowContext(Infinity));
 }
 

@@ -4,6 +4,7 @@
  */
 import { breakLines } from '../text/paragraph.ts';
 import type { LayoutBudget } from './budget.ts';
+import { flowHeight, insets } from './box-metrics.ts';
 import type { Box, Bullet, Frame, PColumns, PImage, PList, PNode, StackBox } from './nodes.ts';
 import { ZERO_SIDES, type ComputedStyle } from './style.ts';
 import { measureTable } from './table.ts';
@@ -26,33 +27,11 @@ export function countingLines<T>(budget: LayoutBudget, fn: () => T): T {
   }
 }
 
-/** Vertical space a box takes in a flow: its margins plus its height. */
-export function outerHeight(b: Box): number {
-  return b.marginTop + b.height + b.marginBottom;
-}
-
-/** Height of boxes stacked in a flow. */
-export function flowHeight(boxes: readonly Box[]): number {
-  let h = 0;
-  for (const b of boxes) h += outerHeight(b);
-  return h;
-}
-
 /** Measure siblings at one width. */
 export function measureAll(nodes: readonly PNode[], width: number): Box[] {
   const out: Box[] = new Array(nodes.length);
   for (let i = 0; i < nodes.length; i++) out[i] = measure(nodes[i], width);
   return out;
-}
-
-const NO_INSETS: readonly [number, number, number, number] = Object.freeze([0, 0, 0, 0]);
-
-/** Frame insets: [top, right, bottom, left] of padding plus border. */
-export function insets(frame: Frame | null): readonly [number, number, number, number] {
-  if (!frame) return NO_INSETS;
-  const p = frame.padding;
-  const b = frame.border;
-  return [p.top + (b?.top.width ?? 0), p.right + (b?.right.width ?? 0), p.bottom + (b?.bottom.width ?? 0), p.left + (b?.left.width ?? 0)];
 }
 
 function frameOf(s: ComputedStyle): Frame | null {
@@ -110,7 +89,7 @@ export function measure(node: PNode, width: number): Box {
     case 'list':
       return measureList(node, inner, base, v);
     case 'table':
-      return measureTable(node, inner, base, v);
+      return measureTable(node, inner, base, v, measure);
     case 'image':
       return measureImage(node, outer, base, il + ir, v);
     case 'code': {

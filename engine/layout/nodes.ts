@@ -98,7 +98,7 @@ export interface PCell {
   readonly node: PNode;
   readonly background: RGB | null;
   readonly padding: Sides;
-  readonly verticalAlign: 'top' | 'middle' | 'bottom';
+  readonly verticalAlign: 'top' | 'middle' | 'bottom' | 'baseline';
 }
 export interface PTable extends PBase {
   readonly kind: 'table';
@@ -190,22 +190,28 @@ export interface SpacerBox extends BoxBase {
 export interface BreakBox extends BoxBase {
   readonly kind: 'pageBreak';
 }
+/** A measured table cell; it starts in the row that holds it and covers `rowSpan` rows. */
 export interface MCell {
+  /** First grid column. */
   readonly col: number;
   readonly colSpan: number;
+  /** Rows covered from the row that holds it (a cell continued on a new page: the rows left). */
   readonly rowSpan: number;
+  /** Left edge from the table's left edge, and width (the columns spanned). */
   readonly x: number;
   readonly width: number;
   readonly content: Box;
-  readonly background: RGB | null;
+  /** Background: the cell's own, else the stripe of the body row it started in, else none. */
+  readonly fill: RGB | null;
   readonly padding: Sides;
-  readonly verticalAlign: 'top' | 'middle' | 'bottom';
+  readonly verticalAlign: 'top' | 'middle' | 'bottom' | 'baseline';
+  /** Space above the content that aligns its first baseline with the row's (verticalAlign baseline). */
+  readonly shift: number;
 }
 export interface MRow {
   readonly height: number;
+  /** The cells that start in this row, in column order. */
   readonly cells: readonly MCell[];
-  /** Index among body rows, for stripes; -1 for header and footer rows. */
-  readonly index: number;
 }
 export interface TableBox extends BoxBase {
   readonly kind: 'table';
@@ -215,7 +221,6 @@ export interface TableBox extends BoxBase {
   readonly borders: 'all' | 'horizontal' | 'outer' | 'none';
   readonly borderColor: RGB;
   readonly borderWidth: number;
-  readonly stripe: RGB | null;
   /** This box continues a table split on an earlier page. */
   readonly continued: boolean;
 }

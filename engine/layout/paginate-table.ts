@@ -1,12 +1,22 @@
 /**
- * Tables across pages: header rows repeat at the top of every part, a band of rows (rows tied by
- * row spans) that does not fit moves to the next page, a row taller than a page is cut inside its
- * cells, footer rows close the table.
+ * Tables across pages.
+ *
+ * - Header rows repeat at the top of every part; footer rows close the table once, after the
+ *   last body row, and never stand alone under a repeated header: when the last band of rows fits
+ *   on the page but the footer does not, that band moves to the next page with it.
+ * - Body rows go in bands: rows tied together by row spans. A band that does not fit in the room
+ *   left moves whole to the next page when it fits on a page and moving it leaves at most half of
+ *   the page's content area empty; otherwise (taller than a page, or too much room would be
+ *   wasted) it starts where it is and is cut: the rows that fit are placed, the next row is cut
+ *   inside its cells, and a cell spanning rows is cut at the page's bottom. Each part of a cut
+ *   cell keeps its fill and borders; its rest continues on the next page, in the same columns,
+ *   over the rows it still spans.
+ * - A cell's fill (its background, or the stripe of the row it starts in) covers the whole cell,
+ *   so stripes never show through a merged cell.
  */
+import { outerHeight, rowHeights } from './box-metrics.ts';
 import type { Box, DrawItem, MCell, MRow, TableBox } from './nodes.ts';
-import { outerHeight } from './measure.ts';
-import { place, type FlowContext, type Placement } from './paginate.ts';
-import { cellNeed } from './table.ts';
+import type { FlowContext, Placement } from './flow-context.ts';
 
 const EPS = 1e-6;
 
@@ -30,53 +40,87 @@ interface Painter {
   readonly width: number;
   readonly box: TableBox;
   readonly out: DrawItem[];
+  /** Borders, drawn after every cell of the part. */
   readonly borders: DrawItem[];
   readonly ctx: FlowContext;
 }
 
-/** Draw rows [from, to) of a section with the first row's top at y. Spans are clipped at `to`. */
-function drawRows(p: Painter, rows: readonly MRow[], from: number, to: number, y: number): number {
-  // Stripes first: a cell spanning rows must not be painted over by a later row's stripe.
-  if (p.box.stripe) {
-    let top = y;
-    for (let r = from; r < to; r++) {
-      if (rows[r].index % 2 === 1) p.out.push({ kind: 'rect', x: p.x, y: top, w: p.width, h: rows[r].height, fill: p.box.stripe, stroke: null, lineWidth: 0 });
-      top += rows[r].height;
-    }
+/** The fill and the borders of a cell of height h at y. */
+function frameCell(p: Painter, cell: MCell, y: number, h: number): void {
+  const x = p.x + cell.x;
+  if (cell.fill) p.out.push({ kind: 'rect', x, y, w: cell.width, h, fill: cell.fill, stroke: null, lineWidth: 0 });
+  const { borders, borderColor, borderWidth } = p.box;
+  if (borders === 'all') p.borders.push({ kind: 'rect', x, y, w: cell.width, h, fill: null, stroke: borderColor, lineWidth: borderWidth });
+  else if (borders === 'horizontal') p.borders.push({ kind: 'line', x1: x, y1: y + h, x2: x + cell.width, y2: y + h, color: borderColor, width: borderWidth });
+}
+
+/** Draw a whole cell of height h: frame, and content aligned in it. */
+function drawCell(p: Painter, cell: MCell, y: number, h: number): void {
+  frameCell(p, cell, y, h);
+  const pad = cell.padding;
+  let dy = cell.shift;
+  if (cell.verticalAlign === 'middle' || cell.verticalAlign === 'bottom') {
+    const free = h - pad.top - pad.bottom - outerHeight(cell.content);
+    dy = cell.verticalAlign === 'middle' ? free / 2 : free;
   }
+  const content = cell.content;
+  p.ctx.place(content, p.x + cell.x + pad.left + content.x, y + pad.top + dy + content.marginTop, Infinity, true, p.out, p.ctx);
+}
+
+/** Draw rows [from, to) of a section whole, the first row's top at y; spans are clipped at `to`. */
+function drawRows(p: Painter, rows: readonly MRow[], from: number, to: number, y: number): number {
   let top = y;
   for (let r = from; r < to; r++) {
-    const row = rows[r];
-    for (const cell of row.cells) {
-      const h = sumHeights(rows, r, Math.min(to, r + cell.rowSpan));
-      drawCell(p, cell, top, h, cell.content, Infinity);
-    }
-    if (p.box.borders === 'horizontal') hline(p, top + row.height);
-    top += row.height;
+    for (const cell of rows[r].cells) drawCell(p, cell, top, sumHeights(rows, r, Math.min(to, r + cell.rowSpan)));
+    top += rows[r].height;
   }
   return top - y;
 }
 
-/** Draw one cell box of height h; its content is placed into `avail` (cut if smaller). */
-function drawCell(p: Painter, cell: MCell, y: number, h: number, content: Box, avail: number): Placement {
-  const x = p.x + cell.x;
-  if (cell.background) p.out.push({ kind: 'rect', x, y, w: cell.width, h, fill: cell.background, stroke: null, lineWidth: 0 });
-  const pad = cell.padding;
-  let dy = 0;
-  if (avail === Infinity && cell.verticalAlign !== 'top') {
-    const free = h - pad.top - pad.bottom - outerHeight(content);
-    dy = cell.verticalAlign === 'middle' ? free / 2 : free;
-  }
-  const r = place(content, x + pad.left + content.x, y + pad.top + dy + content.marginTop, avail, true, p.out, p.ctx);
-  if (p.box.borders === 'all') {
-    const w = p.box.borderWidth;
-    p.borders.push({ kind: 'rect', x, y, w: cell.width, h, fill: null, stroke: p.box.borderColor, lineWidth: w });
-  }
-  return r;
+/** A cell whose content is done, continued for the rows it still spans. */
+function emptyContent(content: Box): Box {
+  return { ...content, kind: 'spacer', height: 0, marginTop: 0, marginBottom: 0, frame: null } as Box;
 }
 
-function hline(p: Painter, y: number): void {
-  p.borders.push({ kind: 'line', x1: p.x, y1: y, x2: p.x + p.width, y2: y, color: p.box.borderColor, width: p.box.borderWidth });
+/**
+ * Cut the band rows [i, end) at the page's bottom: rows [i, j) are placed, row j gets `partial`
+ * points (0: none of it here), and every cell reaching past that is cut there.
+ * @returns the height used, the band's rest (its first row is what is left of row j), and
+ * whether any cut cell placed something.
+ */
+function cutBand(p: Painter, rows: readonly MRow[], i: number, end: number, j: number, partial: number, y: number, forced: boolean): { used: number; rest: MRow[]; progress: boolean } {
+  const bottom = y + sumHeights(rows, i, j) + partial;
+  const continued: MCell[] = [];
+  let progress = false;
+  let top = y;
+  const last = partial > EPS ? j : j - 1;
+  for (let r = i; r <= last; r++) {
+    for (const cell of rows[r].cells) {
+      const cellEnd = Math.min(end, r + cell.rowSpan);
+      if (cellEnd <= j) {
+        drawCell(p, cell, top, sumHeights(rows, r, cellEnd));
+        continue;
+      }
+      // Cut at the bottom: this part of the cell, and its rest over rows [j, cellEnd).
+      const h = bottom - top;
+      frameCell(p, cell, top, h);
+      const pad = cell.padding;
+      const content = cell.content;
+      const room = h - pad.top - pad.bottom - cell.shift - content.marginTop;
+      const placed = p.ctx.place(content, p.x + cell.x + pad.left + content.x, top + pad.top + cell.shift + content.marginTop, room, forced, p.out, p.ctx);
+      if (placed.rest !== content) progress = true;
+      const rest = placed.rest ? { ...placed.rest, marginTop: 0 } : emptyContent(content);
+      continued.push({ ...cell, rowSpan: cellEnd - j, content: rest, shift: 0, verticalAlign: 'top' });
+    }
+    top += rows[r].height;
+  }
+  // Row j's own cells that were not drawn (no part of row j here) continue as they are.
+  const first = partial > EPS ? continued : [...continued, ...rows[j].cells];
+  first.sort((a, b) => a.col - b.col);
+  const restRows: { cells: readonly MCell[] }[] = [{ cells: first }];
+  for (let r = j + 1; r < end; r++) restRows.push(rows[r]);
+  const heights = rowHeights(restRows);
+  return { used: bottom - y, rest: restRows.map((row, k) => ({ cells: row.cells, height: heights[k] })), progress };
 }
 
 /** Place a table box at (x, y) in `avail` points. See the module comment for the rules. */
@@ -84,17 +128,21 @@ export function placeTable(box: TableBox, x: number, y: number, avail: number, a
   const mark = out.length;
   const p: Painter = { x, width: box.width, box, out, borders: [], ctx };
   const headerHeight = sumHeights(box.header, 0, box.header.length);
-  if (box.borders === 'horizontal') hline(p, y);
+  const footerHeight = sumHeights(box.footer, 0, box.footer.length);
+  const giveUp = (): Placement => {
+    out.length = mark;
+    return { used: 0, rest: box };
+  };
+  if (headerHeight > avail + EPS && !atTop) return giveUp();
+  if (box.borders === 'horizontal' && (box.header.length > 0 || box.body.length > 0 || box.footer.length > 0)) {
+    p.borders.push({ kind: 'line', x1: x, y1: y, x2: x + box.width, y2: y, color: box.borderColor, width: box.borderWidth });
+  }
   let cursor = drawRows(p, box.header, 0, box.header.length, y);
 
   const finish = (used: number, rest: TableBox | null): Placement => {
     if (box.borders === 'outer') p.borders.push({ kind: 'rect', x, y, w: box.width, h: used, fill: null, stroke: box.borderColor, lineWidth: box.borderWidth });
     for (const b of p.borders) out.push(b);
     return { used, rest };
-  };
-  const giveUp = (): Placement => {
-    out.length = mark;
-    return { used: 0, rest: box };
   };
   const restOf = (body: MRow[], footer: readonly MRow[]): TableBox => ({
     ...box,
@@ -104,50 +152,49 @@ export function placeTable(box: TableBox, x: number, y: number, avail: number, a
     frame: null,
     height: headerHeight + sumHeights(body, 0, body.length) + sumHeights(footer, 0, footer.length),
   });
+  // Nothing of the body can go here: the table moves on, unless this is a fresh page.
+  const stop = (i: number): Placement => {
+    if (cursor <= headerHeight + EPS && !atTop) return giveUp();
+    return finish(cursor, restOf(box.body.slice(i), box.footer));
+  };
 
   const body = box.body;
   let i = 0;
   while (i < body.length) {
-    let end = bandEnd(body, i);
-    let bandHeight = sumHeights(body, i, end);
-    // A band of spanned rows taller than a page gives up its spans and breaks between rows.
-    if (end - i > 1 && headerHeight + bandHeight > ctx.regionHeight) {
-      end = i + 1;
-      bandHeight = body[i].height;
-    }
-    if (cursor + bandHeight <= avail + EPS) {
+    const end = bandEnd(body, i);
+    const bandHeight = sumHeights(body, i, end);
+    const placedAny = cursor > headerHeight + EPS;
+    const room = avail - cursor;
+    if (bandHeight <= room + EPS) {
+      // The last band keeps the footer company: if only the band fits, both move on.
+      if (end === body.length && footerHeight > 0 && bandHeight + footerHeight > room + EPS && placedAny) return stop(i);
       cursor += drawRows(p, body, i, end, y + cursor);
       i = end;
       continue;
     }
-    const nothingYet = i === 0 || cursor === headerHeight;
-    const fitsFreshPage = headerHeight + bandHeight <= ctx.regionHeight + EPS;
-    if (!nothingYet || (fitsFreshPage && !atTop)) {
-      if (cursor === headerHeight) return giveUp();
-      return finish(cursor, restOf(body.slice(i), box.footer));
+    const fresh = atTop && !placedAny;
+    const fitsPage = headerHeight + bandHeight <= ctx.regionHeight + EPS;
+    if (!fresh && fitsPage && room <= ctx.regionHeight / 2 + EPS) return stop(i);
+    // Start the band here and cut it: whole rows while they fit, then inside the next row's cells.
+    let j = i;
+    let used = 0;
+    while (j < end - 1 && used + body[j].height <= room + EPS) used += body[j++].height;
+    const cutMark = out.length;
+    const borderMark = p.borders.length;
+    let cut = cutBand(p, body, i, end, j, room - used, y + cursor, fresh);
+    if (!cut.progress && !fresh) {
+      out.length = cutMark;
+      p.borders.length = borderMark;
+      if (j === i) return stop(i);
+      // Row j cannot start here: end the part after the rows before it.
+      cut = cutBand(p, body, i, end, j, 0, y + cursor, false);
     }
-    // The row is taller than what a page can give it: cut it inside its cells.
-    const room = avail - cursor;
-    const row = body[i];
-    if (room <= 0) return cursor === headerHeight && !atTop ? giveUp() : finish(cursor, restOf(body.slice(i), box.footer));
-    const restCells: MCell[] = [];
-    let restHeight = 0;
-    for (const cell of row.cells) {
-      const r = drawCell(p, cell, y + cursor, room, cell.content, room - cell.padding.top - cell.padding.bottom);
-      const content: Box = r.rest ?? { ...cell.content, kind: 'spacer', height: 0, marginTop: 0, marginBottom: 0, frame: null } as Box;
-      const restCell = { ...cell, rowSpan: 1, content };
-      restCells.push(restCell);
-      restHeight = Math.max(restHeight, r.rest ? cellNeed(restCell) : 0);
-    }
-    if (box.borders === 'horizontal') hline(p, y + cursor + room);
-    cursor += room;
-    const restRow: MRow = { height: restHeight, cells: restCells, index: row.index };
-    return finish(cursor, restOf([restRow, ...body.slice(i + 1)], box.footer));
+    cursor += cut.used;
+    return finish(cursor, restOf([...cut.rest, ...body.slice(end)], box.footer));
   }
 
-  const footerHeight = sumHeights(box.footer, 0, box.footer.length);
   if (box.footer.length > 0) {
-    if (cursor + footerHeight > avail + EPS && cursor > headerHeight) return finish(cursor, restOf([], box.footer));
+    if (cursor + footerHeight > avail + EPS && cursor > headerHeight + EPS) return finish(cursor, restOf([], box.footer));
     cursor += drawRows(p, box.footer, 0, box.footer.length, y + cursor);
   }
   return finish(cursor, null);

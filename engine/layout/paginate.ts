@@ -6,21 +6,17 @@
  */
 import { RenderError } from '../errors.ts';
 import type { Box, DrawItem, Frame, TextBox } from './nodes.ts';
-import { flowHeight, insets, outerHeight } from './measure.ts';
+import { flowHeight, insets, outerHeight } from './box-metrics.ts';
+import type { FlowContext, Placement } from './flow-context.ts';
 import { placeTable } from './paginate-table.ts';
+
+export type { FlowContext, Placement } from './flow-context.ts';
 
 const EPS = 1e-6;
 
-/** Settings of one pagination. */
-export interface FlowContext {
-  /** Height of a whole content area: what a box can have on a fresh page. */
-  readonly regionHeight: number;
-}
-
-/** Result of placing a box: the height it took and what is left for the next region. */
-export interface Placement {
-  readonly used: number;
-  readonly rest: Box | null;
+/** The settings of a pagination into regions of `regionHeight` points (Infinity: never cut). */
+export function flowContext(regionHeight: number): FlowContext {
+  return { regionHeight, place };
 }
 
 /** Result of flowing siblings. `rest` null means all were placed. */
@@ -253,7 +249,7 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
  */
 export function paginate(boxes: Box[], x: number, y: number, regionHeight: number, maxPages: number): DrawItem[][] {
   const pages: DrawItem[][] = [];
-  const ctx: FlowContext = { regionHeight };
+  const ctx = flowContext(regionHeight);
   let rest: Box[] | null = boxes;
   while (rest && (rest.length > 0 || pages.length === 0)) {
     if (pages.length >= maxPages) {

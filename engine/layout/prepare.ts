@@ -7,12 +7,14 @@
 import { RenderError, type Limits } from '../errors.ts';
 import type { LayoutBudget, PageEstimate } from './budget.ts';
 import { BOUNDS } from '../template/bounds.ts';
+import { EMPTY_STRING_CELL } from '../template/bind.ts';
+import { SectionGrid, type GridEntry } from '../template/table-grid.ts';
 import type { BoundInline, BoundNode, BoundTableSpec, ListMarker, StyleProps } from '../template/types.ts';
 import { hyphenatorFor } from '../text/hyphenate.ts';
 import { prepareParagraph, type PreparedParagraph, type RGB, type StyledText } from '../text/paragraph.ts';
 import { encodeCode } from './codes.ts';
 import { decodeImage } from './images.ts';
-import type { PCell, PList, PNode, PTable } from './nodes.ts';
+import type { PCell, PList, PNode, PTable, PText } from './nodes.ts';
 import { bareStyle, color, computeStyle, mergeProps, toSides, type ComputedStyle, type Sides, type TextStyles } from './style.ts';
 
 /** What the prepare pass needs besides the nodes. */
@@ -223,21 +225,30 @@ function prepareTable(spec: BoundTableSpec, style: ComputedStyle, ctx: PrepareCo
   const padding = spec.cellPadding !== undefined ? toSides(spec.cellPadding) : toSides(4);
   const headerStyle = computeStyle(style, mergeProps(spec.headerStyle ?? { fontWeight: 'bold' }, ctx.styles));
   const footerStyle = spec.footerStyle ? computeStyle(style, mergeProps(spec.footerStyle, ctx.styles)) : style;
-  const header = prepareRows(spec.header ?? [], headerStyle, headerStyle.backgroundColor, padding, ctx, `${path}.header`);
-  const body = prepareRows(spec.rows, style, null, padding, ctx, `${path}.rows`);
-  const footer = prepareRows(spec.footer ?? [], footerStyle, spec.footerStyle ? footerStyle.backgroundColor : null, padding, ctx, `${path}.footer`);
+  const declared = spec.columns !== undefined;
+  // Without `columns`, the table has as many as its longest row has cells (more if spans need them).
   let count = spec.columns?.length ?? 0;
-  for (const rows of [header, body, footer]) {
-    for (const row of rows) for (const c of row) count = Math.max(count, c.col + c.colSpan);
-  }
+  if (!declared) for (const rows of [spec.header, spec.rows, spec.footer]) for (const row of rows ?? []) count = Math.max(count, row.length);
+  const sections = [
+    { rows: spec.header ?? [], parent: headerStyle, background: headerStyle.backgroundColor, path: `${path}.header` },
+    { rows: spec.rows, parent: style, background: null, path: `${path}.rows` },
+    { rows: spec.footer ?? [], parent: footerStyle, background: spec.footerStyle ? footerStyle.backgroundColor : null, path: `${path}.footer` },
+  ];
+  const [header, body, footer] = sections.map((s) => {
+    const grid = new SectionGrid(count, declared);
+    const rows = prepareRows(s.rows, grid, s.parent, s.background, padding, ctx, s.path);
+    return { rows, grid, s };
+  });
+  for (const part of [header, body, footer]) count = Math.max(count, part.grid.width);
+  if (count > BOUNDS.span) throw new RenderError('LIMIT_EXCEEDED', `the table is wider than ${BOUNDS.span} columns`, path);
   const columns = spec.columns ?? [];
   return {
     kind: 'table',
     style,
     columns: Array.from({ length: count }, (_, i) => columns[i] ?? '*'),
-    header,
-    body,
-    footer,
+    header: fillHoles(header.rows, count, header.s.parent, header.s.background, padding, ctx),
+    body: fillHoles(body.rows, count, style, null, padding, ctx),
+    footer: fillHoles(footer.rows, count, footer.s.parent, footer.s.background, padding, ctx),
     borders: spec.borders ?? 'all',
     borderColor: color(spec.borderColor, DEFAULT_BORDER_COLOR),
     borderWidth: spec.borderWidth ?? 0.5,
@@ -245,47 +256,106 @@ function prepareTable(spec: BoundTableSpec, style: ComputedStyle, ctx: PrepareCo
   };
 }
 
-/** Place cells on the grid (skipping slots taken by row spans from above) and prepare them. */
-/** `sectionBackground`: headerStyle/footerStyle's background, for cells without their own. */
-function prepareRows(rows: BoundNode[][], parent: ComputedStyle, sectionBackground: RGB | null, padding: Sides, ctx: PrepareContext, path: string): PCell[][] {
-  const taken: number[] = []; // per column: rows still covered by a span from above
+/** The grid's view of a bound cell: its spans, and whether it may be a placeholder. */
+function gridEntry(node: BoundNode, props: StyleProps): GridEntry {
+  const kind = node === EMPTY_STRING_CELL ? 'emptyString' : isEmptyCell(node) ? 'emptyObject' : 'cell';
+  return { colSpan: props.colSpan ?? 1, rowSpan: props.rowSpan ?? 1, kind };
+}
+
+/** `{}`: a placeholder under a span, or (at a free position) an empty cell. */
+function isEmptyCell(node: BoundNode): boolean {
+  for (const _ in node) return false;
+  return true;
+}
+
+/**
+ * Place the cells of a section on the grid (template/table-grid.ts: spans, placeholders, cells
+ * spanning from above) and prepare them.
+ * `sectionBackground`: headerStyle/footerStyle's background, for cells without their own.
+ * @throws RenderError TEMPLATE_INVALID (the cell's path) for a row that does not fit the declared
+ *   columns (validation finds this for literal rows; rows from each only show it here).
+ */
+function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedStyle, sectionBackground: RGB | null, padding: Sides, ctx: PrepareContext, path: string): PCell[][] {
   const flow = ctx.flow;
   return rows.map((row, r) => {
+    const props = row.map((node) => mergeProps(node, ctx.styles));
+    const entries = row.map((node, i) => gridEntry(node, props[i]));
+    let width = 0;
+    for (const e of entries) {
+      width += e.colSpan;
+      // Row spans from rows made by each can push cells right: the grid stays within bounds.
+      if (width > BOUNDS.span) throw new RenderError('LIMIT_EXCEEDED', `the table is wider than ${BOUNDS.span} columns`, `${path}[${r}]`);
+    }
+    const { placement, fault, rowSpans } = grid.row(entries, rows.length - r, true);
+    if (fault) {
+      const key = fault.key && row[fault.entry] && (row[fault.entry] as StyleProps)[fault.key] !== undefined ? `.${fault.key}` : '';
+      throw new RenderError('TEMPLATE_INVALID', fault.message, `${path}[${r}][${fault.entry}]${key}`);
+    }
+    if (placement.end > BOUNDS.span) {
+      const i = entries.findIndex((e, k) => placement.cols[k] + e.colSpan > BOUNDS.span);
+      throw new RenderError('LIMIT_EXCEEDED', `the table is wider than ${BOUNDS.span} columns`, `${path}[${r}][${i}]`);
+    }
     const cells: PCell[] = [];
     const forks: PageEstimate[] = [];
-    let col = 0;
     row.forEach((node, i) => {
-      while ((taken[col] ?? 0) > 0) col++;
-      const props = mergeProps(node, ctx.styles);
-      const cellStyle = computeStyle(parent, props);
-      const colSpan = props.colSpan ?? 1;
-      const rowSpan = Math.min(props.rowSpan ?? 1, rows.length - r);
-      // Row spans from rows made by each can push cells right: the grid stays within bounds.
-      if (col + colSpan > BOUNDS.span) {
-        throw new RenderError('LIMIT_EXCEEDED', `the table is wider than ${BOUNDS.span} columns`, `${path}[${r}][${i}]`);
-      }
+      const col = placement.cols[i];
+      if (col < 0) return; // a placeholder under a span
+      const cellProps = props[i];
+      const cellStyle = computeStyle(parent, cellProps);
+      const rowSpan = rowSpans[i];
       // The cells of a row run beside each other (a page break inside one does not count); a cell
       // spanning rows shares its height with the rows below, so it is left out of the page estimate.
       ctx.flow = flow && rowSpan === 1 ? flow.fork(false) : null;
       if (ctx.flow) forks.push(ctx.flow);
       // The cell owns padding and background; its content is laid out bare.
-      const content = prepareNode(node, parent, ctx, `${path}[${r}][${i}]`);
+      const content = isEmptyCell(node) ? emptyText(cellStyle, ctx) : prepareNode(node, parent, ctx, `${path}[${r}][${i}]`);
       ctx.flow = flow;
       const bare = bareStyle(content.style);
       cells.push({
         col,
-        colSpan,
+        colSpan: entries[i].colSpan,
         rowSpan,
         node: bare === content.style ? content : ({ ...content, style: bare } as PNode),
-        background: props.backgroundColor !== undefined ? cellStyle.backgroundColor : sectionBackground,
-        padding: props.padding !== undefined ? cellStyle.padding : padding,
+        background: cellProps.backgroundColor !== undefined ? cellStyle.backgroundColor : sectionBackground,
+        padding: cellProps.padding !== undefined ? cellStyle.padding : padding,
         verticalAlign: cellStyle.verticalAlign,
       });
-      for (let c = col; c < col + colSpan; c++) taken[c] = Math.max(taken[c] ?? 0, rowSpan);
-      col += colSpan;
     });
-    for (let c = 0; c < taken.length; c++) if (taken[c] > 0) taken[c]--;
     flow?.join(forks);
     return cells;
+  });
+}
+
+/** An empty paragraph in `style` (an empty cell, a hole filled at a row's end). */
+function emptyText(style: ComputedStyle, ctx: PrepareContext): PText {
+  return { kind: 'text', style: bareStyle(style), para: prepareParagraph([{ text: '', style: ctx.textStyles.of(style) }]) };
+}
+
+/**
+ * Every grid position that no cell of a row occupies and no rowSpan from above covers (a row
+ * shorter than the table) gets an empty cell, so that borders and stripes cover the whole grid.
+ */
+function fillHoles(rows: PCell[][], columns: number, parent: ComputedStyle, background: RGB | null, padding: Sides, ctx: PrepareContext): PCell[][] {
+  const covered: number[] = new Array(columns).fill(0);
+  let empty: PText | null = null;
+  return rows.map((cells) => {
+    const taken: boolean[] = new Array(columns).fill(false);
+    for (let c = 0; c < columns; c++) if (covered[c] > 0) taken[c] = true;
+    for (const cell of cells) {
+      for (let c = cell.col; c < cell.col + cell.colSpan && c < columns; c++) {
+        taken[c] = true;
+        covered[c] = Math.max(covered[c], cell.rowSpan);
+      }
+    }
+    let out = cells;
+    for (let c = 0; c < columns; c++) {
+      if (taken[c]) continue;
+      if (out === cells) out = cells.slice();
+      empty ??= emptyText(parent, ctx);
+      out.push({ col: c, colSpan: 1, rowSpan: 1, node: empty, background, padding, verticalAlign: 'top' });
+    }
+    if (out !== cells) out.sort((a, b) => a.col - b.col);
+    for (let c = 0; c < columns; c++) if (covered[c] > 0) covered[c]--;
+    return out;
   });
 }

@@ -1,24 +1,30 @@
 /**
- * Table measuring: column widths (fixed, auto, star), each cell's content measured at its
- * column width, row heights (row spans stretch the last row they cover).
+ * Table measuring: column widths (fixed, auto, star; layout/widths.ts), each cell's content
+ * measured at the width of the columns it spans, row heights (a cell spanning rows stretches the
+ * last row it covers), and each cell's fill (its background, else the stripe of the body row it
+ * starts in, so a merged cell is one colour).
  */
-import type { MCell, MRow, PCell, PTable, StackBox, TableBox } from './nodes.ts';
-import { measure, outerHeight } from './measure.ts';
+import type { Box, MCell, MRow, PCell, PNode, PTable, StackBox, TableBox } from './nodes.ts';
+import { rowHeights } from './box-metrics.ts';
+import type { RGB } from '../text/paragraph.ts';
 import { columnIntrinsics, resolveWidths } from './widths.ts';
 
 type BaseFields = Omit<StackBox, 'kind' | 'children' | 'height'>;
 
-/** Measure a table in `inner` points of width. */
-export function measureTable(node: PTable, inner: number, base: BaseFields, v: number): TableBox {
+/** Measures a node at a width (the measure pass, passed in: it measures tables through this module). */
+export type MeasureFn = (node: PNode, width: number) => Box;
+
+/** Measure a table in `inner` points of width. `v`: its frame's vertical insets. */
+export function measureTable(node: PTable, inner: number, base: BaseFields, v: number, measure: MeasureFn): TableBox {
   const sections = [node.header, node.body, node.footer];
-  const widths = resolveWidths(node.columns, inner, () => columnIntrinsics(node.columns.length, sections));
+  const widths = resolveWidths(node.columns, inner, () => columnIntrinsics(node.columns, sections));
   const colX: number[] = [0];
   for (let i = 0; i < widths.length; i++) colX.push(colX[i] + widths[i]);
   // A right-to-left table runs its columns from the right edge (the first column on the right).
   const rtl = node.style.direction === 'rtl';
-  const header = measureRows(node.header, widths, colX, false, rtl);
-  const body = measureRows(node.body, widths, colX, true, rtl);
-  const footer = measureRows(node.footer, widths, colX, false, rtl);
+  const header = measureRows(node.header, widths, colX, null, rtl, measure);
+  const body = measureRows(node.body, widths, colX, node.stripe, rtl, measure);
+  const footer = measureRows(node.footer, widths, colX, null, rtl, measure);
   let h = 0;
   for (const rows of [header, body, footer]) for (const r of rows) h += r.height;
   const total = colX[colX.length - 1];
@@ -34,15 +40,15 @@ export function measureTable(node: PTable, inner: number, base: BaseFields, v: n
     borders: node.borders,
     borderColor: node.borderColor,
     borderWidth: node.borderWidth,
-    stripe: node.stripe,
     continued: false,
     height: h + v,
   };
 }
 
-function measureRows(rows: readonly (readonly PCell[])[], widths: number[], colX: number[], isBody: boolean, rtl: boolean): MRow[] {
+/** `stripe`: the fill of every second row (body rows), or null. */
+function measureRows(rows: readonly (readonly PCell[])[], widths: number[], colX: number[], stripe: RGB | null, rtl: boolean, measure: MeasureFn): MRow[] {
   const total = colX[colX.length - 1];
-  const measured: MCell[][] = rows.map((row) =>
+  const measured: MCell[][] = rows.map((row, r) =>
     row.map((cell) => {
       let width = 0;
       for (let c = cell.col; c < cell.col + cell.colSpan && c < widths.length; c++) width += widths[c];
@@ -54,30 +60,13 @@ function measureRows(rows: readonly (readonly PCell[])[], widths: number[], colX
         x: rtl ? total - colX[cell.col] - width : colX[cell.col],
         width,
         content,
-        background: cell.background,
+        fill: cell.background ?? (stripe && r % 2 === 1 ? stripe : null),
         padding: cell.padding,
         verticalAlign: cell.verticalAlign,
+        shift: 0,
       };
     }),
   );
-  const heights = measured.map((cells) => {
-    let h = 0;
-    for (const c of cells) if (c.rowSpan === 1) h = Math.max(h, cellNeed(c));
-    return h;
-  });
-  measured.forEach((cells, r) => {
-    for (const c of cells) {
-      if (c.rowSpan === 1) continue;
-      let covered = 0;
-      for (let k = r; k < r + c.rowSpan; k++) covered += heights[k];
-      const need = cellNeed(c);
-      if (need > covered) heights[r + c.rowSpan - 1] += need - covered;
-    }
-  });
-  return measured.map((cells, r) => ({ height: heights[r], cells, index: isBody ? r : -1 }));
-}
-
-/** Height a cell needs: its content plus vertical padding. */
-export function cellNeed(c: MCell): number {
-  return outerHeight(c.content) + c.padding.top + c.padding.bottom;
+  const heights = rowHeights(measured.map((cells) => ({ cells })));
+  return measured.map((cells, r) => ({ height: heights[r], cells }));
 }

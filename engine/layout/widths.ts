@@ -79,7 +79,7 @@ export function intrinsic(node: PNode): Intrinsic {
       break;
     }
     case 'table': {
-      const cols = columnIntrinsics(node.columns.length, [node.header, node.body, node.footer]);
+      const cols = columnIntrinsics(node.columns, [node.header, node.body, node.footer]);
       r = { min: 0, max: 0 };
       node.columns.forEach((w, i) => {
         r.min += typeof w === 'number' ? w : cols[i].min;
@@ -96,20 +96,45 @@ export function listIndent(style: ComputedStyle, widestMarker: number): number {
   return Math.max(widestMarker, style.fontSize * 0.6) + style.fontSize * LIST_GAP_EM;
 }
 
-/** Intrinsic widths per table column from its single-column cells (padding included). */
-export function columnIntrinsics(count: number, sections: readonly (readonly (readonly PCell[])[])[]): Intrinsic[] {
-  const cols = Array.from({ length: count }, () => ({ min: 0, max: 0 }));
+/**
+ * Intrinsic widths per table column (padding included), as CSS tables have them: single-column
+ * cells first; then each spanning cell whose widths exceed its columns' spreads the excess over
+ * them (evenly over its columns that are not fixed, else over all).
+ */
+export function columnIntrinsics(specs: readonly ColumnWidth[], sections: readonly (readonly (readonly PCell[])[])[]): Intrinsic[] {
+  const cols = Array.from({ length: specs.length }, () => ({ min: 0, max: 0 }));
+  const spanning: { cell: PCell; i: Intrinsic }[] = [];
   for (const rows of sections) {
     for (const row of rows) {
       for (const cell of row) {
-        if (cell.colSpan !== 1) continue;
         const i = intrinsic(cell.node);
         const pad = cell.padding.left + cell.padding.right;
+        if (cell.colSpan !== 1) {
+          spanning.push({ cell, i: { min: i.min + pad, max: i.max + pad } });
+          continue;
+        }
         const c = cols[cell.col];
         if (i.min + pad > c.min) c.min = i.min + pad;
         if (i.max + pad > c.max) c.max = i.max + pad;
       }
     }
+  }
+  // Narrow spans first, as CSS does, so a wide span sees what the narrow ones asked for.
+  spanning.sort((a, b) => a.cell.colSpan - b.cell.colSpan);
+  for (const { cell, i } of spanning) {
+    const end = Math.min(cell.col + cell.colSpan, cols.length);
+    const free: number[] = [];
+    let min = 0;
+    let max = 0;
+    for (let c = cell.col; c < end; c++) {
+      min += typeof specs[c] === 'number' ? (specs[c] as number) : cols[c].min;
+      max += typeof specs[c] === 'number' ? (specs[c] as number) : cols[c].max;
+      if (typeof specs[c] !== 'number') free.push(c);
+    }
+    const over = free.length > 0 ? free : Array.from({ length: end - cell.col }, (_, k) => cell.col + k);
+    if (i.min > min) for (const c of over) cols[c].min += (i.min - min) / over.length;
+    if (i.max > max) for (const c of over) cols[c].max += (i.max - max) / over.length;
+    for (const c of over) if (cols[c].max < cols[c].min) cols[c].max = cols[c].min;
   }
   return cols;
 }
@@ -122,46 +147,92 @@ function starWeight(w: ColumnWidth): number | null {
 }
 
 /**
- * Share `available` points among columns: fixed widths as given, auto columns their max-content
- * width (shrunk towards min-content when they do not fit), star columns what is left by weight.
- * `intrinsics` is consulted only for auto columns.
+ * Shares `room` among `demands` so that each gets its demand when all fit, else the most equal
+ * split in which nobody gets more than asked (max-min fairness: small demands are met in full,
+ * the largest share what is left equally). Indexes follow `demands`.
+ */
+function fairShares(demands: readonly number[], room: number): number[] {
+  const out = new Array<number>(demands.length).fill(0);
+  let total = 0;
+  for (const d of demands) total += d;
+  if (total <= room) return demands.slice();
+  const order = demands.map((_, i) => i).sort((a, b) => demands[a] - demands[b]);
+  let left = room;
+  for (let k = 0; k < order.length; k++) {
+    const share = left / (order.length - k);
+    const i = order[k];
+    out[i] = Math.min(demands[i], share);
+    left -= out[i];
+  }
+  return out;
+}
+
+/**
+ * Share `available` points among columns, as CSS tables do:
+ * - fixed widths as given (scaled down together when they alone are wider than `available`);
+ * - every other column first gets its min-content width (its longest unbreakable run, padding
+ *   included); when those do not all fit, the room is shared fairly (small needs in full, the
+ *   widest share the rest: a column holding a 300-character word cannot starve its neighbours,
+ *   and it gets at least an equal share);
+ * - auto columns then grow towards their max-content width (in proportion to what each still
+ *   wants);
+ * - star columns share what is left by weight, none below its min-content width.
+ * `intrinsics` is consulted only when there are auto or star columns.
  */
 export function resolveWidths(specs: readonly ColumnWidth[], available: number, intrinsics: () => readonly Intrinsic[]): number[] {
   const widths = new Array<number>(specs.length).fill(0);
-  let used = 0;
-  let autos: number[] = [];
-  let stars = 0;
+  let fixed = 0;
+  const flexible: number[] = [];
   specs.forEach((w, i) => {
-    if (typeof w === 'number') {
-      widths[i] = w;
-      used += w;
-    } else if (w === 'auto') autos.push(i);
-    else stars += starWeight(w) ?? 1;
+    if (typeof w === 'number') fixed += w;
+    else flexible.push(i);
   });
-  if (autos.length > 0) {
-    const intr = intrinsics();
-    const room = Math.max(0, available - used);
-    let wantMax = 0;
-    let wantMin = 0;
+  // Fixed columns wider than the room are scaled down together.
+  const scale = fixed > available && fixed > 0 ? Math.max(0, available) / fixed : 1;
+  specs.forEach((w, i) => {
+    if (typeof w === 'number') widths[i] = w * scale;
+  });
+  if (flexible.length === 0) return widths;
+  const room = Math.max(0, available - fixed * scale);
+  const intr = intrinsics();
+  const floors = fairShares(
+    flexible.map((i) => intr[i].min),
+    room,
+  );
+  let left = room;
+  flexible.forEach((i, k) => {
+    widths[i] = floors[k];
+    left -= floors[k];
+  });
+  // Auto columns grow towards their max-content width.
+  const autos = flexible.filter((i) => specs[i] === 'auto');
+  let wish = 0;
+  for (const i of autos) wish += Math.max(0, intr[i].max - widths[i]);
+  if (wish > 0 && left > 0) {
+    const give = Math.min(1, left / wish);
     for (const i of autos) {
-      wantMax += intr[i].max;
-      wantMin += intr[i].min;
+      const extra = Math.max(0, intr[i].max - widths[i]) * give;
+      widths[i] += extra;
+      left -= extra;
     }
-    // Leave star columns at least their min-content... kept simple: autos take what they want if it fits.
-    for (const i of autos) {
-      if (wantMax <= room) widths[i] = intr[i].max;
-      else if (wantMin >= room) widths[i] = wantMin > 0 ? (room * intr[i].min) / wantMin : room / autos.length;
-      else widths[i] = intr[i].min + ((intr[i].max - intr[i].min) * (room - wantMin)) / (wantMax - wantMin);
-      used += widths[i];
-    }
-    autos = [];
   }
-  if (stars > 0) {
-    const room = Math.max(0, available - used);
-    specs.forEach((w, i) => {
-      const weight = starWeight(w);
-      if (weight !== null) widths[i] = (room * weight) / stars;
-    });
+  // Star columns share what is left by weight, none below its floor.
+  const stars = flexible.filter((i) => specs[i] !== 'auto');
+  let pool = left;
+  for (const i of stars) pool += widths[i];
+  let open = stars.slice();
+  for (;;) {
+    let weight = 0;
+    for (const i of open) weight += starWeight(specs[i]) ?? 1;
+    if (open.length === 0 || weight === 0) break;
+    const below = open.filter((i) => (pool * (starWeight(specs[i]) ?? 1)) / weight < widths[i]);
+    if (below.length === 0) {
+      for (const i of open) widths[i] = (pool * (starWeight(specs[i]) ?? 1)) / weight;
+      break;
+    }
+    // These keep their floors; the others share the rest.
+    for (const i of below) pool -= widths[i];
+    open = open.filter((i) => !below.includes(i));
   }
   return widths;
 }

@@ -339,10 +339,16 @@ function bindListItems(v: unknown, scope: Scope, ctx: Ctx, path: string, depth: 
 // ---------------------------------------------------------------------------------------------
 // Tables
 
+/**
+ * The bound form of a literal `""` cell, shared: it may be a placeholder under a span
+ * (template/table-grid.ts), which layout tells by identity. A `{}` cell binds to a new `{}`.
+ */
+export const EMPTY_STRING_CELL: BoundNode = Object.freeze({ text: '' });
+
 function bindCell(cell: TableCell, scope: Scope, ctx: Ctx, path: string, depth: number): BoundNode {
   if (typeof cell === 'string') {
     countNode(ctx, path);
-    return { text: bindTextIn(cell, scope, ctx.locale) };
+    return cell === '' ? EMPTY_STRING_CELL : { text: bindTextIn(cell, scope, ctx.locale) };
   }
   const n = cell as unknown as Obj;
   const isEach = hasOwn(n, 'each');

@@ -47,8 +47,8 @@ const STYLE: Record<string, PropertyDoc> = {
   widows: { description: 'Fewest lines of a paragraph carried to the top of the next page by a break. Inherited.', examples: [2], default: 2 },
   orphans: { description: 'Fewest lines of a paragraph left at the bottom of a page before a break. Inherited.', examples: [2], default: 2 },
   breakBefore: { description: '"page": start the node on a new page.', examples: ['page'], default: 'auto' },
-  colSpan: { description: 'Table cells only: columns the cell spans (leave the covered cells out of the row).', examples: [2] },
-  rowSpan: { description: 'Table cells only: rows the cell spans (leave the covered cells out of the rows below).', examples: [3] },
+  colSpan: { description: 'Table cells only: columns the cell spans (leave the covered cells out of the row, or put {} at each).', examples: [2] },
+  rowSpan: { description: 'Table cells only: rows the cell spans (leave the covered cells out of the rows below, or put {} at each).', examples: [3] },
   verticalAlign: { description: 'Table cells only: vertical position of the content in its row.', examples: ['middle'], default: 'top' },
 };
 
@@ -190,7 +190,7 @@ export const DEF_DOCS: Record<string, string> = {
   border: 'A border: {"width", "color"} for every side, or per side {"top", "right", "bottom", "left"}.',
   noStyle: 'Not allowed here.',
   columnWidth: 'A width in points, "auto" (as wide as the content), "*" or "N*" (shares of the width left).',
-  tableCell: 'A table cell: a string or a node (which may carry colSpan, rowSpan and verticalAlign).',
+  tableCell: 'A table cell: a string or a node (which may carry colSpan, rowSpan and verticalAlign); {} (or "") at a position a span covers, as pdfmake writes it, or an empty cell elsewhere.',
   tableRow: 'A body row: an array of cells, {"each", "as", "row"} or {"if", "then", "else"}.',
   eachRow: 'One row per element of a data array: {"each": "items", "as": "item", "row": [...]}.',
   ifRow: 'Rows chosen by a condition: {"if": ..., "then": [rows], "else": [rows]}.',

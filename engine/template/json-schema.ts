@@ -123,7 +123,7 @@ function definitions(): Record<string, JsonSchema> {
   };
   defs.noStyle = { not: {} };
   defs.columnWidth = { anyOf: [number(positive), { type: 'string', enum: ['auto', '*'] }, { type: 'string', pattern: SHARE_PATTERN }] };
-  defs.tableCell = { anyOf: [string, ref('node')] };
+  defs.tableCell = { anyOf: [string, ref('node'), { type: 'object', maxProperties: 0 }] };
   const cell = [...DISPATCHED].find(([, name]) => name === 'tableCell')![0];
   const row = [...DISPATCHED].find(([, name]) => name === 'tableRow')![0];
   defs.tableRow = { anyOf: [{ type: 'array', items: ref('tableCell') }, ref('eachRow'), ref('ifRow')] };

@@ -418,10 +418,11 @@ const imageNode = z.strictObject({
   align: z.enum(['left', 'center', 'right']).optional(),
 });
 
+const emptyCell = z.strictObject({});
 const tableCell = dispatch<TableCell>((v) => {
   if (typeof v === 'string') return boundString;
-  if (isObj(v)) return nodeSchema;
-  return `a table cell is a string or a node; got ${describeValue(v)}`;
+  if (isObj(v)) return Object.keys(v).length === 0 ? emptyCell : nodeSchema;
+  return `a table cell is a string, a node or {} (a placeholder under a span); got ${describeValue(v)}`;
 });
 const tableRow = z.array(tableCell);
 const rowTemplate: z.ZodType<TableRowTemplate> = dispatch<TableRowTemplate>((v) => {

@@ -98,7 +98,13 @@ export interface ImageNode extends StyleProps {
 }
 /** A column width: points, "auto" (content), "*" or "N*" (a share of what is left). */
 export type ColumnWidth = number | 'auto' | `${number}*` | '*';
-export type TableCell = string | Node;
+/**
+ * A table cell: a string or a node. `{}` (and a literal `""`) may stand at a position a colSpan or
+ * rowSpan covers, as pdfmake requires (template/table-grid.ts); elsewhere it is an empty cell.
+ */
+export type TableCell = string | Node | EmptyCell;
+/** `{}`: a placeholder under a span, or an empty cell. */
+export type EmptyCell = Record<string, never>;
 export type TableRow = TableCell[];
 /** A template table row: a literal row, or `each` over an array producing one row per item. */
 export type TableRowTemplate = TableRow | { each: string; as?: string; row: TableRow } | { if: Condition; then?: TableRowTemplate[]; else?: TableRowTemplate[] };

@@ -175,7 +175,7 @@ test('every fault is reported with its exact path', () => {
     'a node needs exactly one of text, image, table, columns, stack, list, qrcode, barcode, line, spacer, pageBreak, each, if; found none (unknown key "txt": did you mean "text"?)',
   );
   assert.match(messageAt(issues, 'content[2]'), /; found both text and image$/);
-  assert.equal(messageAt(issues, 'content[3].table.rows[2][1]'), 'a table cell is a string or a node; got the number 5');
+  assert.equal(messageAt(issues, 'content[3].table.rows[2][1]'), 'a table cell is a string, a node or {} (a placeholder under a span); got the number 5');
   assert.match(messageAt(issues, 'content[4].style'), /unknown style "title"; the template defines no styles/);
   assert.match(messageAt(issues, 'content[5].stack[0].fontSize'), /must be at least 1/);
   assert.match(messageAt(issues, 'content[5].stack[1].spacer'), /must be at least 0/);

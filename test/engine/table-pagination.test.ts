@@ -1,0 +1,118 @@
+/**
+ * Tables across pages, on hand-built boxes (paginate alone) and on laid-out documents: a band of
+ * rows taller than the room left starts where it is when it could not fit on a page or moving it
+ * would waste more than half a page; cells cut at the page bottom keep fill and borders on every
+ * part; a footer never stands alone under a repeated header.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { paginate } from '../../engine/layout/paginate.ts';
+import type { Box, DrawItem, MCell, MRow, TableBox } from '../../engine/layout/nodes.ts';
+import { fills, layout, strokes, texts } from './helpers/layout.ts';
+
+const NO_PAD = { top: 0, right: 0, bottom: 0, left: 0 };
+const base = { x: 0, marginTop: 0, marginBottom: 0, keepTogether: false, breakBefore: false, frame: null };
+
+/** Content of `lines` rules of 10 pt each: cut between them, like lines of text. */
+function content(lines: number): Box {
+  const children: Box[] = Array.from({ length: lines }, () => ({ ...base, kind: 'line', width: 50, height: 10, thickness: 10, color: [0, 0, 0], length: 50 }));
+  return { ...base, kind: 'stack', width: 50, height: lines * 10, children };
+}
+
+function mcell(col: number, lines: number, rowSpan = 1, fill: readonly [number, number, number] | null = null): MCell {
+  return { col, colSpan: 1, rowSpan, x: col * 50, width: 50, content: content(lines), fill, padding: NO_PAD, verticalAlign: 'top', shift: 0 };
+}
+
+function table(header: MRow[], body: MRow[], footer: MRow[] = []): TableBox {
+  let h = 0;
+  for (const r of [...header, ...body, ...footer]) h += r.height;
+  return { ...base, kind: 'table', width: 100, height: h, header, body, footer, borders: 'all', borderColor: [0, 0, 0], borderWidth: 1, continued: false };
+}
+
+const row = (lines: number, ...cells: MCell[]): MRow => ({ height: lines * 10, cells });
+/** Cell borders (stroked rects) of a page's items. */
+const cellRects = (items: DrawItem[]) => items.filter((i): i is Extract<DrawItem, { kind: 'rect' }> => i.kind === 'rect' && i.stroke !== null);
+const spacer = (h: number): Box => ({ ...base, kind: 'spacer', width: 100, height: h });
+
+test('paginate: a band that fits on a page moves whole when the room left is under half a page', () => {
+  // Region 100 pt: 60 used by a spacer, the 50-pt row does not fit in the 40 left and moves.
+  const t = table([], [row(5, mcell(0, 5), mcell(1, 1))]);
+  const pages = paginate([spacer(60), t], 0, 0, 100, 10);
+  assert.equal(pages.length, 2);
+  assert.equal(cellRects(pages[0]).length, 0);
+  assert.deepEqual(cellRects(pages[1]).map((r) => [r.y, r.h]), [[0, 50], [0, 50]]);
+});
+
+test('paginate: a band that would leave more than half a page empty starts where it is, cut inside its cells', () => {
+  // 30 used, 70 left: the 80-pt row fits on a page but moving it would waste 70 of 100 points.
+  const t = table([], [row(8, mcell(0, 8), mcell(1, 2))]);
+  const pages = paginate([spacer(30), t], 0, 0, 100, 10);
+  assert.equal(pages.length, 2);
+  assert.deepEqual(cellRects(pages[0]).map((r) => [r.y, r.h]), [[30, 70], [30, 70]], 'both cells cut at the page bottom');
+  assert.deepEqual(cellRects(pages[1]).map((r) => [r.y, r.h]), [[0, 10], [0, 10]], 'the rest: one line of the tall cell');
+});
+
+test('paginate: a band taller than a page starts where it is even with little room left', () => {
+  const t = table([row(1, mcell(0, 1), mcell(1, 1))], [row(25, mcell(0, 25), mcell(1, 1))]);
+  const pages = paginate([spacer(70), t], 0, 0, 100, 10);
+  // Page 1: header (10) and 20 points of the row; then 90 a page under the repeated header.
+  assert.equal(pages.length, 4);
+  assert.deepEqual(cellRects(pages[0]).map((r) => [r.y, r.h]), [[70, 10], [70, 10], [80, 20], [80, 20]]);
+});
+
+test('paginate: a cell spanning rows is cut at the page bottom and continues, with its fill, over the rows it still spans', () => {
+  const green = [0, 200, 0] as const;
+  // Rows of 30 + 30 + 30 tied by a rowSpan-3 cell; region 100 with 20 used: 80 left, band of 90.
+  const t = table([], [row(3, mcell(0, 9, 3, green), mcell(1, 3)), row(3, mcell(1, 3)), row(3, mcell(1, 3))]);
+  const pages = paginate([spacer(20), t], 0, 0, 100, 10);
+  assert.equal(pages.length, 2);
+  const greens = (items: DrawItem[]) => items.filter((i) => i.kind === 'rect' && i.fill === green).map((i) => i.kind === 'rect' && [i.y, i.h]);
+  assert.deepEqual(greens(pages[0]), [[20, 80]], 'the merged cell to the bottom of page 1');
+  assert.deepEqual(greens(pages[1]), [[0, 10]], 'its rest on page 2, over the part of the third row left');
+  // Page 2: the merged cell's border, and the rest of the third row's cell.
+  assert.deepEqual(cellRects(pages[1]).map((r) => [r.x, r.y, r.h]), [[0, 0, 10], [50, 0, 10]]);
+});
+
+test('paginate: the footer is never alone under a repeated header', () => {
+  // Header 10, eight body rows of 10, footer 10; region 100 with 10 used: everything but the footer fits.
+  const body = Array.from({ length: 8 }, () => row(1, mcell(0, 1), mcell(1, 1)));
+  const t = table([row(1, mcell(0, 1), mcell(1, 1))], body, [row(1, mcell(0, 1), mcell(1, 1))]);
+  const pages = paginate([spacer(10), t], 0, 0, 100, 10);
+  assert.equal(pages.length, 2);
+  // Page 2: header, the last body row, footer.
+  assert.deepEqual([...new Set(cellRects(pages[1]).map((r) => r.y))], [0, 10, 20]);
+});
+
+test('layout: a row taller than a page starts right under the text before it (no blank half page)', () => {
+  const tall = Array.from({ length: 60 }, (_, i) => `tall line ${i + 1}`).join('\n');
+  const pages = layout({
+    page: { size: [300, 300], margin: 20 },
+    content: [{ text: 'Intro.' }, { table: { columns: [60, '*'], header: [['H1', 'H2']], rows: [['r1', tall], ['r2', 'v2']] } }],
+  });
+  const first = texts(pages[0]);
+  assert.ok(first.some((t) => t.text === 'tall line 1'), 'the tall row begins on page 1');
+  const lowest = Math.max(...first.map((t) => t.y));
+  assert.ok(lowest > 300 - 20 - 20, `page 1 is used to ${lowest}`);
+  const all = pages.flatMap((p) => texts(p).map((t) => t.text)).filter((s) => s.startsWith('tall line'));
+  assert.deepEqual(all, Array.from({ length: 60 }, (_, i) => `tall line ${i + 1}`), 'every line once, in order');
+});
+
+test('layout: a row-spanning cell keeps its borders and background on the continuation page', () => {
+  const lines = (tag: string, n: number) => Array.from({ length: n }, (_, k) => `${tag}${k + 1}`).join('\n');
+  const pages = layout({
+    page: { size: [300, 300], margin: 20 },
+    content: [
+      { text: 'Intro.' },
+      { table: { columns: [60, '*'], header: [['H1', 'H2']], rows: [[{ text: 'SPAN', rowSpan: 2, backgroundColor: '#00ff00' }, lines('a', 10)], [lines('b', 12)]] } },
+    ],
+  });
+  assert.ok(pages.length >= 2);
+  const green = (p: (typeof pages)[number]) => fills(p).filter((f) => f.fill[1] === 255 && f.fill[0] === 0);
+  for (const [i, p] of pages.entries()) {
+    const g = green(p);
+    assert.equal(g.length, 1, `page ${i + 1}: the merged cell's background`);
+    const border = strokes(p).find((r) => Math.abs(r.x - g[0].x) < 0.01 && Math.abs(r.y - g[0].y) < 0.01);
+    assert.ok(border && Math.abs(border.h - g[0].h) < 0.01, `page ${i + 1}: its border around the same box`);
+  }
+  assert.deepEqual(pages.flatMap((p) => texts(p).map((t) => t.text)).filter((s) => /^b\d+$/.test(s)), Array.from({ length: 12 }, (_, k) => `b${k + 1}`));
+});
