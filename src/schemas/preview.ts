@@ -28,7 +28,9 @@ export const previewBody = z
     if (b.format === 'png') ctx.addIssue({ code: 'custom', path: ['format'], message: 'PNG previews are not available yet; use "pdf"' });
     if (b.page !== undefined) ctx.addIssue({ code: 'custom', path: ['page'], message: 'page selects the page of a PNG preview (not available yet); a PDF preview holds every page' });
   })
-  .openapi('TemplatePreviewRequest');
+  .openapi('TemplatePreviewRequest', {
+    example: { definition: { content: [{ text: 'Hello {{name}}', fontSize: 14 }] }, data: { name: 'Ada' }, export_type: 'json' },
+  });
 
 export type PreviewBody = z.infer<typeof previewBody>;
 
@@ -40,4 +42,6 @@ export const previewJson = z
     fields: z.array(z.object({ name: z.string().openapi({ example: 'items[].qty' }), type: z.string().openapi({ example: 'number' }) })).openapi({ description: 'the data fields the template reads' }),
     render_ms: z.number().openapi({ description: 'milliseconds in the render pool' }),
   })
-  .openapi('TemplatePreview');
+  .openapi('TemplatePreview', {
+    example: { pdf: 'JVBERi0xLjcK...', pages: 1, warnings: [], fields: [{ name: 'name', type: 'string' }], render_ms: 6.2 },
+  });
