@@ -1,0 +1,25 @@
+/**
+ * Types shared by the paginate pass and the table pagination it delegates to (a leaf module, so
+ * that neither imports the other's module for them).
+ */
+import type { Box, DrawItem } from './nodes.ts';
+
+/** Result of placing a box: the height it took and what is left for the next region. */
+export interface Placement {
+  readonly used: number;
+  readonly rest: Box | null;
+}
+
+/**
+ * Places one box with its top-left border corner at (x, y) in `avail` points of height;
+ * `atTop`: nothing precedes it in this region, so something must be placed.
+ */
+export type PlaceFn = (box: Box, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext) => Placement;
+
+/** Settings of one pagination. */
+export interface FlowContext {
+  /** Height of a whole content area: what a box can have on a fresh page. */
+  readonly regionHeight: number;
+  /** The paginate pass's own `place`, for the content of table cells. */
+  readonly place: PlaceFn;
+}
