@@ -4,6 +4,8 @@
  */
 import { DEFAULT_LIMITS, RenderError, type ErrorDetail, type Limits } from './errors.ts';
 import { bindMetadata } from './template/bind.ts';
+import { warnMissing } from './template/missing.ts';
+import { WarningSink, type RenderWarning } from './warnings.ts';
 import { dataFaults } from './template/data-check.ts';
 import { templateFields as fieldsOf } from './template/fields.ts';
 import { parseTemplate } from './template/schema.ts';
@@ -17,6 +19,7 @@ import { pdfaProfile, type PdfVariant } from './pdfa/variant.ts';
 export { PDF_VARIANTS, type PdfVariant } from './pdfa/variant.ts';
 
 export { RenderError, DEFAULT_LIMITS } from './errors.ts';
+export type { RenderWarning, RenderWarningCode } from './warnings.ts';
 export type { Limits, RenderErrorCode, ErrorDetail } from './errors.ts';
 export type { Template, TemplateField, TemplateIssue } from './template/types.ts';
 export { BUNDLED_FONT_DIR, FontLibrary, bundledFontLibrary } from './text/fonts.ts';
@@ -44,8 +47,14 @@ export interface RenderResult {
   pdf: Buffer;
   /** Number of pages. */
   pages: number;
-  /** What was drawn imperfectly without failing, e.g. characters that no font has. */
-  warnings: string[];
+  /**
+   * What was drawn imperfectly without failing, each once, in the order found (at most 100):
+   * DATA_MISSING (a placeholder or each whose data path the data lacks; `path` is the
+   * placeholder's template path, the message names the data path), GLYPH_MISSING (a character no
+   * font has), IMAGE_CLAMPED (an image or code larger than its room, drawn smaller),
+   * WIDTH_CLAMPED (fixed widths wider than the room, scaled down).
+   */
+  warnings: RenderWarning[];
 }
 
 /** Result of {@link validateTemplate}: every fault with its JSON path. */
@@ -128,7 +137,10 @@ export interface CheckDataOptions {
  * DEFAULT_LIMITS.maxNodes nodes). Returns every fault (at most 100), each with its path in the
  * data: `data.items` when an `each` iterates over `items` but it is a string or an object,
  * `data.brand` when a colour placeholder binds to something that is not a colour, and `data`
- * alone when the data nests deeper than `maxDataDepth` (then nothing else is looked at).
+ * alone when the data nests deeper than `maxDataDepth` (then nothing else is looked at). For a
+ * template with `"strict": true`, also every data path that a placeholder (without a `default`
+ * filter) or an `each` reads and the data lacks (`data.customer.name`, `data.items[2].sku`): what
+ * a render of another template would report as DATA_MISSING warnings.
  * [] when the data fits. `renderPdf` fails with the same faults (RenderError DATA_INVALID, the
  * first fault's path, all of them in `issues`); faults that depend on `$page` in a header or
  * footer are only found by rendering.
@@ -144,7 +156,7 @@ export function checkData(definition: unknown, data: unknown, options: CheckData
  * @param definition a template definition (validated here).
  * @param data the JSON object whose values fill the placeholders.
  * @throws RenderError TEMPLATE_INVALID, DATA_INVALID (path `data.<path>`, as {@link checkData}
- *   reports it), LIMIT_EXCEEDED, IMAGE_INVALID,
+ *   reports it: for a `"strict": true` template, missing data too), LIMIT_EXCEEDED, IMAGE_INVALID,
  *   BARCODE_INVALID, FONT_NOT_FOUND, PDFA_CONFLICT or RENDER_ERROR; RangeError for a watermark
  *   that is empty or longer than 100 characters.
  */
@@ -158,8 +170,9 @@ export async function renderPdf(definition: unknown, data: unknown, options: Ren
     const more = faults.length > 1 ? ` (and ${faults.length - 1} more)` : '';
     throw new RenderError('DATA_INVALID', faults[0].message + more, faults[0].path, faults);
   }
-  const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language });
-  const { pages, warnings } = layoutDocument(template, data ?? {}, { fonts, limits, now, language: meta.language });
+  const sink = new WarningSink();
+  const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language, missing: warnMissing(sink) });
+  const { pages, warnings } = layoutDocument(template, data ?? {}, { fonts, limits, now, language: meta.language, warnings: sink });
   if (options.watermark !== undefined) stampWatermark(pages, options.watermark, fonts, options.pdfVariant !== undefined);
   const pdf = await paintPdf(pages, { ...meta, date: now }, { pdfa: options.pdfVariant ? pdfaProfile(options.pdfVariant) : undefined });
   return { pdf, pages: pages.length, warnings };

@@ -1,37 +1,39 @@
 /**
- * The measure pass: a prepared node and the width it gets become a box with every line broken and
- * every height known. Boxes know nothing of pages; paginate.ts cuts them.
+ * The measure pass: a prepared node, the width it gets and the most height it can have on a page
+ * become a box with every line broken and every height known. Boxes know nothing of pages;
+ * paginate.ts cuts them. Images and codes larger than their room are drawn smaller (aspect kept)
+ * with an IMAGE_CLAMPED warning, so nothing is drawn off the paper.
  */
 import { breakLines } from '../text/paragraph.ts';
+import type { WarningSink } from '../warnings.ts';
 import type { LayoutBudget } from './budget.ts';
 import { flowHeight, insets } from './box-metrics.ts';
-import type { Box, Bullet, Frame, PColumns, PImage, PList, PNode, StackBox } from './nodes.ts';
+import type { Box, Bullet, Frame, PCode, PColumns, PImage, PList, PNode, StackBox } from './nodes.ts';
 import { ZERO_SIDES, type ComputedStyle } from './style.ts';
 import { measureTable } from './table.ts';
-import { listIndent, resolveWidths, type Intrinsic, intrinsic } from './widths.ts';
+import { listIndent, resolveWidths, warnFixedWidths, type Intrinsic, intrinsic } from './widths.ts';
 
-/** Where the lines broken by the current layout are counted (set by {@link countingLines}). */
-let lineBudget: LayoutBudget | null = null;
-
-/**
- * Run `fn` (a layout) with the text lines it breaks counted in `budget` (maxBoxes); a paragraph's
- * hard lines were counted when it was prepared, so only the lines wrapping adds are counted here.
- */
-export function countingLines<T>(budget: LayoutBudget, fn: () => T): T {
-  const previous = lineBudget;
-  lineBudget = budget;
-  try {
-    return fn();
-  } finally {
-    lineBudget = previous;
-  }
+/** What the measure pass needs besides a node and its room. */
+export interface MeasureContext {
+  /**
+   * Where the text lines it breaks are counted (maxBoxes); a paragraph's hard lines were counted
+   * when it was prepared, so only the lines wrapping adds are counted here. Null: not counted.
+   */
+  readonly budget: LayoutBudget | null;
+  /** Where IMAGE_CLAMPED and WIDTH_CLAMPED warnings go. */
+  readonly warnings: WarningSink;
 }
 
-/** Measure siblings at one width. */
-export function measureAll(nodes: readonly PNode[], width: number): Box[] {
+/** Measure siblings at one width; `maxHeight`: the most height one of them can have on a page. */
+export function measureAll(nodes: readonly PNode[], width: number, ctx: MeasureContext, maxHeight: number): Box[] {
   const out: Box[] = new Array(nodes.length);
-  for (let i = 0; i < nodes.length; i++) out[i] = measure(nodes[i], width);
+  for (let i = 0; i < nodes.length; i++) out[i] = measure(nodes[i], width, ctx, maxHeight);
   return out;
+}
+
+/** Points, for messages. */
+function pt(n: number): string {
+  return String(Math.round(n * 10) / 10);
 }
 
 function frameOf(s: ComputedStyle): Frame | null {
@@ -39,13 +41,18 @@ function frameOf(s: ComputedStyle): Frame | null {
   return { padding: s.padding, border: s.border, background: s.backgroundColor };
 }
 
-/** Measure a node given the width of its containing block (points). */
-export function measure(node: PNode, width: number): Box {
+/**
+ * Measure a node given the width of its containing block and the most height (margins included)
+ * it can have on a page, in points.
+ */
+export function measure(node: PNode, width: number, ctx: MeasureContext, maxHeight: number): Box {
   const s = node.style;
   const frame = frameOf(s);
   const [it, ir, ib, il] = insets(frame);
   const outer = Math.max(0, width - s.margin.left - s.margin.right);
   const inner = Math.max(0, outer - il - ir);
+  // The most height the content can have: what a page gives, less margins, padding and border.
+  const innerMax = Math.max(1, maxHeight - s.margin.top - s.margin.bottom - it - ib);
   const base = {
     x: s.margin.left,
     width: outer,
@@ -60,7 +67,7 @@ export function measure(node: PNode, width: number): Box {
   switch (node.kind) {
     case 'text': {
       const lines = breakLines(node.para, inner, s.textAlign);
-      if (lineBudget !== null && lines.length > node.para.hardLines) lineBudget.boxesFor(lines.length - node.para.hardLines, undefined);
+      if (ctx.budget !== null && lines.length > node.para.hardLines) ctx.budget.boxesFor(lines.length - node.para.hardLines, undefined);
       let h = 0;
       for (const l of lines) h += l.height;
       // The hottest box (every table cell): built field by field, no spread.
@@ -81,36 +88,19 @@ export function measure(node: PNode, width: number): Box {
       };
     }
     case 'stack': {
-      const children = measureAll(node.children, inner);
+      const children = measureAll(node.children, inner, ctx, innerMax);
       return { ...base, kind: 'stack', children, height: flowHeight(children) + v };
     }
     case 'columns':
-      return measureColumns(node, inner, base, v);
+      return measureColumns(node, inner, base, v, ctx, innerMax);
     case 'list':
-      return measureList(node, inner, base, v);
+      return measureList(node, inner, base, v, ctx, innerMax);
     case 'table':
-      return measureTable(node, inner, base, v, measure);
+      return measureTable(node, inner, base, v, ctx, innerMax, measure);
     case 'image':
-      return measureImage(node, outer, base, il + ir, v);
-    case 'code': {
-      const barsWidth = Math.min(node.width, inner);
-      // The caption is centred under the bars: it gets the bars' width.
-      const caption = node.caption ? breakLines(node.caption, barsWidth, 'center') : [];
-      let captionHeight = 0;
-      for (const l of caption) captionHeight += l.height;
-      const shift = node.align === 'center' ? (inner - barsWidth) / 2 : node.align === 'right' ? inner - barsWidth : 0;
-      return {
-        ...base,
-        kind: 'code',
-        code: node.code,
-        barsX: shift,
-        barsWidth,
-        barsHeight: node.height,
-        color: s.color,
-        caption,
-        height: node.height + captionHeight + v,
-      };
-    }
+      return measureImage(node, outer, base, il + ir, v, innerMax, ctx);
+    case 'code':
+      return measureCode(node, inner, base, v, innerMax, ctx);
     case 'line': {
       const length = Math.min(node.length ?? inner, inner);
       return { ...base, kind: 'line', thickness: node.thickness, color: node.color, length, dash: node.dash, height: node.thickness + v };
@@ -124,8 +114,9 @@ export function measure(node: PNode, width: number): Box {
 
 type BaseFields = Omit<StackBox, 'kind' | 'children' | 'height'>;
 
-function measureColumns(node: PColumns, inner: number, base: BaseFields, v: number): Box {
+function measureColumns(node: PColumns, inner: number, base: BaseFields, v: number, ctx: MeasureContext, maxHeight: number): Box {
   const gaps = node.gap * Math.max(0, node.columns.length - 1);
+  warnFixedWidths(node.columns.map((c) => c.width), inner - gaps, node.path, ctx.warnings);
   const widths = resolveWidths(
     node.columns.map((c) => c.width),
     inner - gaps,
@@ -134,7 +125,7 @@ function measureColumns(node: PColumns, inner: number, base: BaseFields, v: numb
   let x = 0;
   let h = 0;
   const cols = node.columns.map((c, i) => {
-    const children = measureAll(c.children, widths[i]);
+    const children = measureAll(c.children, widths[i], ctx, maxHeight);
     const col = { x, width: widths[i], children };
     x += widths[i] + node.gap;
     h = Math.max(h, flowHeight(children));
@@ -157,14 +148,14 @@ function columnIntrinsic(children: readonly PNode[]): Intrinsic {
  * A list is a stack of two-column rows: the marker, aligned in the indent next to the item, then
  * the item. A right-to-left list has its indent and markers on the right.
  */
-function measureList(node: PList, inner: number, base: BaseFields, v: number): Box {
+function measureList(node: PList, inner: number, base: BaseFields, v: number, ctx: MeasureContext, maxHeight: number): Box {
   let widest = 0;
   for (const item of node.items) if (item.marker) widest = Math.max(widest, item.marker.maxContentWidth);
   const indent = listIndent(node.style, widest);
   const gap = node.style.fontSize * 0.5;
   const rtl = node.style.direction === 'rtl';
   const children: Box[] = node.items.map((item) => {
-    const content = measureAll(item.children, Math.max(0, inner - indent));
+    const content = measureAll(item.children, Math.max(0, inner - indent), ctx, maxHeight);
     const markerLines = item.marker ? breakLines(item.marker, indent - gap, rtl ? 'left' : 'right') : [];
     const marker: Box[] = markerLines.length
       ? [{ kind: 'text', x: 0, width: indent - gap, height: markerLines[0].height, marginTop: 0, marginBottom: 0, keepTogether: false, breakBefore: false, frame: null, lines: markerLines, widows: 1, orphans: 1 }]
@@ -215,26 +206,73 @@ function bulletBox(b: Bullet, width: number, rtl: boolean): Box {
   };
 }
 
-function measureImage(node: PImage, outer: number, base: BaseFields, hInsets: number, v: number): Box {
+/** An IMAGE_CLAMPED warning for a node drawn at `scale` (< 1) of its size. */
+function warnClamped(what: string, path: string, w: number, h: number, roomW: number, roomH: number, ctx: MeasureContext): void {
+  ctx.warnings.add('IMAGE_CLAMPED', `${what} of ${pt(w)} x ${pt(h)} pt is larger than the room it has (${pt(roomW)} x ${pt(roomH)} pt): drawn smaller, aspect kept`, path);
+}
+
+/**
+ * An image at its size (given, or from its pixels at 72 dpi), scaled down (aspect kept) to the
+ * room: `outer` wide less its frame, `maxHeight` tall. `fit` places it in a box given by both
+ * width and height.
+ */
+function measureImage(node: PImage, outer: number, base: BaseFields, hInsets: number, v: number, maxHeight: number, ctx: MeasureContext): Box {
   const nw = node.image.width;
   const nh = node.image.height;
   let w = node.width ?? (node.height ? (node.height * nw) / nh : nw);
   let h = node.height ?? (node.width ? (node.width * nh) / nw : nh);
   const room = Math.max(0, outer - hInsets);
-  if (w > room) {
-    h = (h * room) / w;
-    w = room;
+  const scale = Math.min(1, room / w, maxHeight / h);
+  if (scale < 0.999) {
+    warnClamped('the image', node.path, w, h, room, maxHeight, ctx);
+    w *= scale;
+    h *= scale;
   }
   let draw = { x: 0, y: 0, w, h };
   let clip = false;
   if (node.width && node.height && node.fit !== 'fill') {
-    const scale = node.fit === 'cover' ? Math.max(w / nw, h / nh) : Math.min(w / nw, h / nh);
-    const dw = nw * scale;
-    const dh = nh * scale;
+    const fit = node.fit === 'cover' ? Math.max(w / nw, h / nh) : Math.min(w / nw, h / nh);
+    const dw = nw * fit;
+    const dh = nh * fit;
     draw = { x: (w - dw) / 2, y: (h - dh) / 2, w: dw, h: dh };
     clip = node.fit === 'cover';
   }
   const boxWidth = w + hInsets;
   const shift = node.align === 'center' ? (outer - boxWidth) / 2 : node.align === 'right' ? outer - boxWidth : 0;
   return { ...base, x: base.x + shift, width: boxWidth, kind: 'image', image: node.image, draw, clip, height: h + v };
+}
+
+/**
+ * A QR code or barcode: its bars scaled down to the room (a QR code stays square; a barcode keeps
+ * its aspect), the caption (the value, under linear codes) centred under the bars.
+ */
+function measureCode(node: PCode, inner: number, base: BaseFields, v: number, maxHeight: number, ctx: MeasureContext): Box {
+  let barsWidth = node.width;
+  let barsHeight = node.height;
+  let caption = node.caption ? breakLines(node.caption, Math.min(barsWidth, inner), 'center') : [];
+  let captionHeight = 0;
+  for (const l of caption) captionHeight += l.height;
+  const scale = Math.min(1, inner / barsWidth, Math.max(0, maxHeight - captionHeight) / barsHeight);
+  if (scale < 0.999) {
+    warnClamped(node.symbol === 'qrcode' ? 'the QR code' : 'the barcode', node.path, barsWidth, barsHeight + captionHeight, inner, maxHeight, ctx);
+    barsWidth *= scale;
+    barsHeight *= scale;
+    if (node.caption) {
+      caption = breakLines(node.caption, barsWidth, 'center');
+      captionHeight = 0;
+      for (const l of caption) captionHeight += l.height;
+    }
+  }
+  const shift = node.align === 'center' ? (inner - barsWidth) / 2 : node.align === 'right' ? inner - barsWidth : 0;
+  return {
+    ...base,
+    kind: 'code',
+    code: node.code,
+    barsX: shift,
+    barsWidth,
+    barsHeight,
+    color: node.style.color,
+    caption,
+    height: barsHeight + captionHeight + v,
+  };
 }

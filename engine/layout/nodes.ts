@@ -37,6 +37,8 @@ export interface PText extends PBase {
 }
 export interface PImage extends PBase {
   readonly kind: 'image';
+  /** Template path of the node, for warnings. */
+  readonly path: string;
   readonly image: DecodedImage;
   readonly width?: number;
   readonly height?: number;
@@ -45,6 +47,9 @@ export interface PImage extends PBase {
 }
 export interface PCode extends PBase {
   readonly kind: 'code';
+  readonly symbol: 'qrcode' | 'barcode';
+  /** Template path of the node, for warnings. */
+  readonly path: string;
   readonly code: VectorCode;
   /** Size of the bars area in points; width undefined = natural (module size 1pt... scaled to height). */
   readonly width: number;
@@ -72,6 +77,8 @@ export interface PStack extends PBase {
 }
 export interface PColumns extends PBase {
   readonly kind: 'columns';
+  /** Template path of the node, for warnings. */
+  readonly path: string;
   readonly columns: readonly { readonly width: ColumnWidth; readonly children: readonly PNode[] }[];
   readonly gap: number;
 }
@@ -102,6 +109,8 @@ export interface PCell {
 }
 export interface PTable extends PBase {
   readonly kind: 'table';
+  /** Template path of the node, for warnings. */
+  readonly path: string;
   readonly columns: readonly ColumnWidth[];
   readonly header: readonly (readonly PCell[])[];
   readonly body: readonly (readonly PCell[])[];

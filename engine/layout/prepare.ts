@@ -5,6 +5,7 @@
  * from its content.
  */
 import { RenderError, type Limits } from '../errors.ts';
+import type { WarningSink } from '../warnings.ts';
 import type { LayoutBudget, PageEstimate } from './budget.ts';
 import { BOUNDS } from '../template/bounds.ts';
 import { EMPTY_STRING_CELL } from '../template/bind.ts';
@@ -25,7 +26,7 @@ export interface PrepareContext {
   /** The template's language (metadata.language): hyphenation patterns. */
   readonly language?: string;
   /** Collects what the render should report without failing (characters no font has). */
-  readonly warnings: Set<string>;
+  readonly warnings: WarningSink;
   /** Glyphs and boxes of the render so far. */
   readonly budget: LayoutBudget;
   /** The page count's lower bound where the node being prepared goes, or null outside the content flow. */
@@ -71,14 +72,15 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
     });
     ctx.flow = flow;
     flow?.join(forks);
-    return { kind: 'columns', style, gap: node.gap ?? 12, columns };
+    return { kind: 'columns', style, path, gap: node.gap ?? 12, columns };
   }
-  if ('table' in node) return prepareTable(node.table, style, ctx, `${path}.table`);
+  if ('table' in node) return prepareTable(node.table, style, ctx, path);
   if ('list' in node) return prepareList(node.list, node.marker ?? 'disc', node.start ?? 1, style, ctx, path);
   if ('image' in node) {
     return {
       kind: 'image',
       style,
+      path,
       image: decodeImage(node.image, ctx.limits, `${path}.image`),
       width: node.width,
       height: node.height,
@@ -90,7 +92,7 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
     const size = node.size ?? 80;
     const code = encodeCode('qrcode', node.qrcode, { eclevel: node.errorCorrection ?? 'M' }, `${path}.qrcode`);
     ctx.flow?.add(1, size, path);
-    return { kind: 'code', style, code, width: size, height: size, caption: null, align: alignOf(style) };
+    return { kind: 'code', symbol: 'qrcode', path, style, code, width: size, height: size, caption: null, align: alignOf(style) };
   }
   if ('barcode' in node) {
     const format = node.format ?? 'code128';
@@ -102,7 +104,7 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
     if (showText) ctx.budget.glyphsFor(node.barcode.length, path);
     const caption = showText && node.barcode ? prepareParagraph([{ text: node.barcode, style: ctx.textStyles.of(style) }]) : null;
     ctx.flow?.add(1, height, path);
-    return { kind: 'code', style, code, width, height, caption, align: alignOf(style) };
+    return { kind: 'code', symbol: 'barcode', path, style, code, width, height, caption, align: alignOf(style) };
   }
   if ('line' in node) {
     ctx.flow?.add(1, node.line.thickness ?? 1, path);
@@ -155,7 +157,10 @@ function prepareInline(text: string | BoundInline[], style: ComputedStyle, link:
   const hyphenate = style.textAlign === 'justify' && style.hyphenate ? hyphenatorFor(ctx.language) : undefined;
   const para = prepareParagraph(runs, { direction: style.direction, hyphenate });
   ctx.budget.boxesFor(para.hardLines, path);
-  for (const ch of para.missing) ctx.warnings.add(`no font has the character "${ch}" (U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`);
+  for (const ch of para.missing) {
+    const key = `GLYPH_MISSING\u0000${ch}`;
+    if (!ctx.warnings.has(key)) ctx.warnings.add('GLYPH_MISSING', `no font has the character "${ch}" (U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}): drawn as an empty box`, path, key);
+  }
   return para;
 }
 
@@ -221,7 +226,9 @@ function prepareList(items: BoundNode[], marker: ListMarker, start: number, styl
   };
 }
 
-function prepareTable(spec: BoundTableSpec, style: ComputedStyle, ctx: PrepareContext, path: string): PTable {
+/** `nodePath`: the table node's path (the spec's is `nodePath.table`). */
+function prepareTable(spec: BoundTableSpec, style: ComputedStyle, ctx: PrepareContext, nodePath: string): PTable {
+  const path = `${nodePath}.table`;
   const padding = spec.cellPadding !== undefined ? toSides(spec.cellPadding) : toSides(4);
   const headerStyle = computeStyle(style, mergeProps(spec.headerStyle ?? { fontWeight: 'bold' }, ctx.styles));
   const footerStyle = spec.footerStyle ? computeStyle(style, mergeProps(spec.footerStyle, ctx.styles)) : style;
@@ -245,6 +252,7 @@ function prepareTable(spec: BoundTableSpec, style: ComputedStyle, ctx: PrepareCo
   return {
     kind: 'table',
     style,
+    path: nodePath,
     columns: Array.from({ length: count }, (_, i) => columns[i] ?? '*'),
     header: fillHoles(header.rows, count, header.s.parent, header.s.background, padding, ctx),
     body: fillHoles(body.rows, count, style, null, padding, ctx),

@@ -7,24 +7,35 @@
 import type { Box, MCell, MRow, PCell, PNode, PTable, StackBox, TableBox } from './nodes.ts';
 import { rowHeights } from './box-metrics.ts';
 import type { RGB } from '../text/paragraph.ts';
-import { columnIntrinsics, resolveWidths } from './widths.ts';
+import type { MeasureContext } from './measure.ts';
+import { columnIntrinsics, resolveWidths, warnFixedWidths } from './widths.ts';
 
 type BaseFields = Omit<StackBox, 'kind' | 'children' | 'height'>;
 
-/** Measures a node at a width (the measure pass, passed in: it measures tables through this module). */
-export type MeasureFn = (node: PNode, width: number) => Box;
+/** Measures a node (the measure pass, passed in: it measures tables through this module). */
+export type MeasureFn = (node: PNode, width: number, ctx: MeasureContext, maxHeight: number) => Box;
 
-/** Measure a table in `inner` points of width. `v`: its frame's vertical insets. */
-export function measureTable(node: PTable, inner: number, base: BaseFields, v: number, measure: MeasureFn): TableBox {
+/**
+ * Measure a table in `inner` points of width. `v`: its frame's vertical insets; `maxHeight`: the
+ * most height its content can have on a page (a cell's content gets that less the header rows and
+ * its padding).
+ */
+export function measureTable(node: PTable, inner: number, base: BaseFields, v: number, ctx: MeasureContext, maxHeight: number, measure: MeasureFn): TableBox {
   const sections = [node.header, node.body, node.footer];
+  warnFixedWidths(node.columns, inner, node.path, ctx.warnings);
   const widths = resolveWidths(node.columns, inner, () => columnIntrinsics(node.columns, sections));
   const colX: number[] = [0];
   for (let i = 0; i < widths.length; i++) colX.push(colX[i] + widths[i]);
   // A right-to-left table runs its columns from the right edge (the first column on the right).
   const rtl = node.style.direction === 'rtl';
-  const header = measureRows(node.header, widths, colX, null, rtl, measure);
-  const body = measureRows(node.body, widths, colX, node.stripe, rtl, measure);
-  const footer = measureRows(node.footer, widths, colX, null, rtl, measure);
+  const m: Measuring = { widths, colX, rtl, measure, ctx, maxHeight };
+  const header = measureRows(node.header, null, m);
+  let headerHeight = 0;
+  for (const r of header) headerHeight += r.height;
+  // Body and footer rows share a page with the repeated header.
+  const rest: Measuring = { ...m, maxHeight: Math.max(maxHeight / 4, maxHeight - headerHeight) };
+  const body = measureRows(node.body, node.stripe, rest);
+  const footer = measureRows(node.footer, null, rest);
   let h = 0;
   for (const rows of [header, body, footer]) for (const r of rows) h += r.height;
   const total = colX[colX.length - 1];
@@ -45,14 +56,27 @@ export function measureTable(node: PTable, inner: number, base: BaseFields, v: n
   };
 }
 
+/** What measuring a table's rows needs. */
+interface Measuring {
+  readonly widths: readonly number[];
+  /** Left edge of each column, and the table's width last. */
+  readonly colX: readonly number[];
+  readonly rtl: boolean;
+  readonly measure: MeasureFn;
+  readonly ctx: MeasureContext;
+  /** The most height a cell can have on a page. */
+  readonly maxHeight: number;
+}
+
 /** `stripe`: the fill of every second row (body rows), or null. */
-function measureRows(rows: readonly (readonly PCell[])[], widths: number[], colX: number[], stripe: RGB | null, rtl: boolean, measure: MeasureFn): MRow[] {
+function measureRows(rows: readonly (readonly PCell[])[], stripe: RGB | null, m: Measuring): MRow[] {
+  const { widths, colX, rtl, measure } = m;
   const total = colX[colX.length - 1];
   const measured: MCell[][] = rows.map((row, r) =>
     row.map((cell) => {
       let width = 0;
       for (let c = cell.col; c < cell.col + cell.colSpan && c < widths.length; c++) width += widths[c];
-      const content = measure(cell.node, Math.max(0, width - cell.padding.left - cell.padding.right));
+      const content = measure(cell.node, Math.max(0, width - cell.padding.left - cell.padding.right), m.ctx, m.maxHeight - cell.padding.top - cell.padding.bottom);
       return {
         col: cell.col,
         colSpan: cell.colSpan,

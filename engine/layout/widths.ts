@@ -3,6 +3,7 @@
  * and star column widths share the available width (tables and `columns`).
  */
 import type { ColumnWidth } from '../template/types.ts';
+import type { WarningSink } from '../warnings.ts';
 import type { PCell, PNode } from './nodes.ts';
 import type { ComputedStyle } from './style.ts';
 
@@ -235,4 +236,17 @@ export function resolveWidths(specs: readonly ColumnWidth[], available: number, 
     open = open.filter((i) => !below.includes(i));
   }
   return widths;
+}
+
+/**
+ * A WIDTH_CLAMPED warning (at `path`) when fixed widths add up to more than `room`: resolveWidths
+ * scales them down together.
+ */
+export function warnFixedWidths(specs: readonly ColumnWidth[], room: number, path: string, warnings: WarningSink): void {
+  let fixed = 0;
+  for (const w of specs) if (typeof w === 'number') fixed += w;
+  if (fixed > room + 0.01) {
+    const pt = (n: number) => String(Math.round(n * 10) / 10);
+    warnings.add('WIDTH_CLAMPED', `the fixed widths add up to ${pt(fixed)} pt but there are ${pt(Math.max(0, room))} pt: scaled down together`, path);
+  }
 }

@@ -44,6 +44,7 @@ import type {
 } from './types.ts';
 import { evaluateCondition } from './conditions.ts';
 import { bindColorText, eachItems } from './data-faults.ts';
+import type { MissingReporter } from './missing.ts';
 import { resolveLocale } from './filters.ts';
 import { createScope, enterLoop, type Scope } from './path.ts';
 import { hasPlaceholder, isDangerousKey } from './placeholders.ts';
@@ -57,10 +58,14 @@ export interface BindNodesOptions extends BindOptions {
   maxDepth?: number;
   /** JSON path of `nodes` in the template, for error paths. Default "content". */
   path?: string;
+  /** Told of every placeholder and `each` that reads data the data does not have (missing.ts). */
+  missing?: MissingReporter;
 }
 
 interface Ctx {
-  readonly locale: string;
+  /** Locale of the filters: the template's language, else the `lang` of the nearest node that sets one. */
+  locale: string;
+  readonly missing: MissingReporter | null;
   readonly maxNodes: number;
   readonly maxDepth: number;
   count: number;
@@ -94,7 +99,7 @@ function bindColor(out: Obj, key: string, value: unknown, scope: Scope, ctx: Ctx
     out[key] = value;
     return;
   }
-  const s = bindColorText(value, scope, ctx.locale, path + '.' + key);
+  const s = bindColorText(value, scope, ctx.locale, path + '.' + key, ctx.missing);
   if (s !== '') out[key] = s;
 }
 
@@ -160,17 +165,17 @@ function bindInlines(list: readonly Inline[], scope: Scope, ctx: Ctx, path: stri
   const out: BoundInline[] = new Array(list.length);
   for (let i = 0; i < list.length; i++) {
     const item = list[i];
+    const p = path + '[' + i + ']';
     if (typeof item === 'string') {
-      out[i] = bindTextIn(item, scope, ctx.locale);
+      out[i] = bindTextIn(item, scope, ctx.locale, ctx.missing, p);
       continue;
     }
-    const p = path + '[' + i + ']';
     const span = item as unknown as Obj;
     const o: Obj = {};
     for (const key of Object.keys(span)) {
       const v = span[key];
       if (key === 'text') o.text = bindTextValue(v, scope, ctx, p + '.text');
-      else if (key === 'link') bindLink(o, v, scope, ctx);
+      else if (key === 'link') bindLink(o, v, scope, ctx, p + '.link');
       else copyStyleProp(o, key, v, scope, ctx, p);
     }
     out[i] = o as unknown as BoundInline;
@@ -179,14 +184,14 @@ function bindInlines(list: readonly Inline[], scope: Scope, ctx: Ctx, path: stri
 }
 
 function bindTextValue(v: unknown, scope: Scope, ctx: Ctx, path: string): string | BoundInline[] {
-  if (typeof v === 'string') return bindTextIn(v, scope, ctx.locale);
+  if (typeof v === 'string') return bindTextIn(v, scope, ctx.locale, ctx.missing, path);
   if (Array.isArray(v)) return bindInlines(v as Inline[], scope, ctx, path);
   return '';
 }
 
-function bindLink(out: Obj, v: unknown, scope: Scope, ctx: Ctx): void {
+function bindLink(out: Obj, v: unknown, scope: Scope, ctx: Ctx, path: string): void {
   if (typeof v !== 'string') return;
-  const link = bindTextIn(v, scope, ctx.locale).trim();
+  const link = bindTextIn(v, scope, ctx.locale, ctx.missing, path).trim();
   if (link !== '') out.link = link;
 }
 
@@ -218,7 +223,7 @@ function aliasOf(n: Obj): string {
 
 /** Binds `each`'s content into `out`. */
 function expandEach(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number, out: BoundNode[]): void {
-  const each = eachItems(n.each as string, scope, path);
+  const each = eachItems(n.each as string, scope, path, ctx.missing);
   if (each === null) return;
   const { items, arrayPath } = each;
   const alias = aliasOf(n);
@@ -278,12 +283,12 @@ function bindNode(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number): 
         out.text = bindTextValue(v, scope, ctx, path + '.text');
         break;
       case 'link':
-        bindLink(out, v, scope, ctx);
+        bindLink(out, v, scope, ctx, path + '.link');
         break;
       case 'image':
       case 'qrcode':
       case 'barcode':
-        out[key] = typeof v === 'string' ? bindTextIn(v, scope, ctx.locale) : v;
+        out[key] = typeof v === 'string' ? bindTextIn(v, scope, ctx.locale, ctx.missing, path + '.' + key) : v;
         break;
       case 'table':
         out.table = bindTable(v as Obj, scope, ctx, path + '.table', depth + 1);
@@ -328,7 +333,7 @@ function bindListItems(v: unknown, scope: Scope, ctx: Ctx, path: string, depth: 
     const p = path + '[' + i + ']';
     if (typeof item === 'string') {
       countNode(ctx, p);
-      out.push({ text: bindTextIn(item, scope, ctx.locale) });
+      out.push({ text: bindTextIn(item, scope, ctx.locale, ctx.missing, p) });
     } else {
       bindInto(item as Node, scope, ctx, p, depth, out);
     }
@@ -348,7 +353,7 @@ export const EMPTY_STRING_CELL: BoundNode = Object.freeze({ text: '' });
 function bindCell(cell: TableCell, scope: Scope, ctx: Ctx, path: string, depth: number): BoundNode {
   if (typeof cell === 'string') {
     countNode(ctx, path);
-    return cell === '' ? EMPTY_STRING_CELL : { text: bindTextIn(cell, scope, ctx.locale) };
+    return cell === '' ? EMPTY_STRING_CELL : { text: bindTextIn(cell, scope, ctx.locale, ctx.missing, path) };
   }
   const n = cell as unknown as Obj;
   const isEach = hasOwn(n, 'each');
@@ -396,7 +401,7 @@ function bindRowTemplates(
     }
     const n = t as unknown as Obj;
     if (hasOwn(n, 'each')) {
-      const each = eachItems(n.each as string, scope, p);
+      const each = eachItems(n.each as string, scope, p, ctx.missing);
       if (each === null) continue;
       const { items, arrayPath } = each;
       const alias = aliasOf(n);
@@ -460,6 +465,7 @@ function bindTable(spec: Obj, scope: Scope, ctx: Ctx, path: string, depth: numbe
 export function bindNodes(nodes: readonly Node[], data: unknown, opts: BindNodesOptions): BoundNode[] {
   const ctx: Ctx = {
     locale: resolveLocale(opts.language),
+    missing: opts.missing ?? null,
     maxNodes: opts.maxNodes ?? DEFAULT_LIMITS.maxNodes,
     maxDepth: opts.maxDepth ?? DEFAULT_LIMITS.maxDepth,
     count: 0,
@@ -489,15 +495,17 @@ export function bindValue(s: string, scope: Scope, opts: Pick<BindOptions, 'lang
 /**
  * Binds the document metadata: every field's placeholders substituted (DESIGN §5 root
  * `metadata`). `language` is bound first and, when not empty, is the locale of the other fields'
- * filters (else `opts.language`, else "en"); an empty bound field is dropped. Returns a new object.
+ * filters (else `opts.language`, else "en"); an empty bound field is dropped; placeholders the data
+ * lacks are told to `opts.missing`. Returns a new object.
  */
-export function bindMetadata(meta: Metadata | undefined, data: unknown, opts: BindOptions): Metadata {
+export function bindMetadata(meta: Metadata | undefined, data: unknown, opts: BindOptions & { missing?: MissingReporter }): Metadata {
   const out: Metadata = {};
   if (meta === undefined) return out;
   const scope = createScope(data, { now: opts.now, page: opts.page });
+  const missing = opts.missing ?? null;
   let locale = resolveLocale(opts.language);
   if (typeof meta.language === 'string') {
-    const language = bindTextIn(meta.language, scope, locale).trim();
+    const language = bindTextIn(meta.language, scope, locale, missing, 'metadata.language').trim();
     if (language !== '') {
       out.language = language;
       locale = resolveLocale(language);
@@ -506,7 +514,7 @@ export function bindMetadata(meta: Metadata | undefined, data: unknown, opts: Bi
   for (const key of ['title', 'author', 'subject', 'keywords'] as const) {
     const v = meta[key];
     if (typeof v !== 'string') continue;
-    const s = bindTextIn(v, scope, locale);
+    const s = bindTextIn(v, scope, locale, missing, `metadata.${key}`);
     if (s !== '') out[key] = s;
   }
   return out;

@@ -1,7 +1,9 @@
 /**
  * Checks data against a validated template without laying anything out (DESIGN §5): how deep the
- * data nests, and every fault binding would meet (data-faults.ts: an `each` over something that is
- * not an array, a colour placeholder that binds to something that is not a colour). The walk
+ * data nests, every fault binding would meet (data-faults.ts: an `each` over something that is
+ * not an array, a colour placeholder that binds to something that is not a colour) and, for a
+ * template with `"strict": true`, every data path its placeholders and `each` read that the data
+ * does not have (missing.ts: what a render would report as DATA_MISSING warnings). The walk
  * follows binding's rules (bind.ts): `each` is expanded per item, `if` takes the branch its
  * condition picks, and only the strings that can fail are bound. Header, footer and background
  * are walked without `$page`/`$pages` (a fault only on some pages is found when rendering).
@@ -14,10 +16,12 @@ import { RenderError, type ErrorDetail } from '../errors.ts';
 import { bindMetadata } from './bind.ts';
 import { evaluateCondition } from './conditions.ts';
 import { bindColorText, eachItems } from './data-faults.ts';
+import { missingPlace, type MissingReporter } from './missing.ts';
 import { createScope, enterLoop, type Scope } from './path.ts';
 import { resolveLocale } from './filters.ts';
 import { hasPlaceholder } from './placeholders.ts';
 import type { Condition, Node, Template } from './types.ts';
+import { bindTextIn } from './value.ts';
 
 /** Faults reported at most. */
 export const MAX_FAULTS = 100;
@@ -65,6 +69,8 @@ interface Walk {
   visited: number;
   readonly faults: ErrorDetail[];
   readonly seen: Set<string>;
+  /** Set for a strict template: records each missing read as a fault. */
+  readonly missing: MissingReporter | null;
 }
 
 /** Stops the walk once it has seen enough. */
@@ -72,11 +78,46 @@ class WalkDone extends Error {}
 
 function record(w: Walk, e: unknown): void {
   if (!(e instanceof RenderError) || e.code !== 'DATA_INVALID') throw e;
-  const key = `${e.path}\u0000${e.message}`;
+  add(w, e.path ?? 'data', messageOf(e));
+}
+
+function add(w: Walk, path: string, message: string): void {
+  const key = `${path}\u0000${message}`;
   if (w.seen.has(key)) return;
   w.seen.add(key);
-  w.faults.push({ path: e.path ?? 'data', message: messageOf(e) });
+  w.faults.push({ path, message });
   if (w.faults.length >= MAX_FAULTS) throw new WalkDone();
+}
+
+/** A strict template's reporter: one fault per missing data path (the first place that reads it). */
+function strictMissing(walk: () => Walk): MissingReporter {
+  const reported = new Set<string>();
+  return (path, scope, templatePath, each) => {
+    const place = missingPlace(path, scope);
+    const at = place.startsWith('data') ? place : `data.${place}`;
+    if (reported.has(at)) return;
+    reported.add(at);
+    const what = each ? `the each at ${templatePath} needs an array` : `${templatePath} reads it ("{{${path.text}}}")`;
+    add(walk(), at, `missing: the template is strict and ${what}, but the data has no value there`);
+  };
+}
+
+/** A strict template's strings: every placeholder in them must find its value. */
+function checkString(value: unknown, scope: Scope, w: Walk, path: string): void {
+  if (w.missing && typeof value === 'string' && hasPlaceholder(value)) bindTextIn(value, scope, w.locale, w.missing, path);
+}
+
+/** Text of a node or span: a string or inline pieces (strings and spans, nested). */
+function checkText(text: unknown, scope: Scope, w: Walk, path: string): void {
+  if (!w.missing) return;
+  if (typeof text === 'string') return checkString(text, scope, w, path);
+  if (!Array.isArray(text)) return;
+  text.forEach((piece, i) => {
+    if (typeof piece === 'string') return checkString(piece, scope, w, `${path}[${i}]`);
+    if (piece === null || typeof piece !== 'object') return;
+    checkText((piece as Obj).text, scope, w, `${path}[${i}].text`);
+    checkString((piece as Obj).link, scope, w, `${path}[${i}].link`);
+  });
 }
 
 /** The message without the `path: ` prefix RenderError puts in front. */
@@ -107,7 +148,7 @@ function checkColors(n: Obj, scope: Scope, w: Walk, path: string): void {
 function checkColor(value: unknown, scope: Scope, w: Walk, path: string): void {
   if (typeof value !== 'string' || !hasPlaceholder(value)) return;
   try {
-    bindColorText(value, scope, w.locale, path);
+    bindColorText(value, scope, w.locale, path, w.missing);
   } catch (e) {
     record(w, e);
   }
@@ -151,7 +192,7 @@ function walkInto(n: Obj, scope: Scope, w: Walk, path: string, cell: boolean): n
     if (own === EACH_KEYS) {
       let each = null;
       try {
-        each = eachItems(n.each as string, scope, path);
+        each = eachItems(n.each as string, scope, path, w.missing);
       } catch (e) {
         record(w, e);
       }
@@ -168,10 +209,19 @@ function walkInto(n: Obj, scope: Scope, w: Walk, path: string, cell: boolean): n
   }
   checkColors(n, scope, w, path);
   checkSpans(n.text, scope, w, `${path}.text`);
+  if (w.missing) {
+    checkText(n.text, scope, w, `${path}.text`);
+    for (const key of ['link', 'image', 'qrcode', 'barcode']) checkString(n[key], scope, w, `${path}.${key}`);
+  }
   if (n.line !== null && typeof n.line === 'object') checkColor((n.line as Obj).color, scope, w, `${path}.line.color`);
   if (Array.isArray(n.stack)) walkList(n.stack, scope, w, `${path}.stack`);
   if (Array.isArray(n.columns)) n.columns.forEach((c, i) => walkList((c as Obj)?.content, scope, w, `${path}.columns[${i}].content`));
-  if (Array.isArray(n.list)) n.list.forEach((item, i) => item !== null && typeof item === 'object' && walkInto(item as Obj, scope, w, `${path}.list[${i}]`, false));
+  if (Array.isArray(n.list)) {
+    n.list.forEach((item, i) => {
+      if (typeof item === 'string') checkString(item, scope, w, `${path}.list[${i}]`);
+      else if (item !== null && typeof item === 'object') walkInto(item as Obj, scope, w, `${path}.list[${i}]`, false);
+    });
+  }
   if (n.table !== null && typeof n.table === 'object') walkTable(n.table as Obj, scope, w, `${path}.table`);
   return 1;
 }
@@ -180,7 +230,10 @@ function walkRow(row: unknown, scope: Scope, w: Walk, path: string): void {
   if (!Array.isArray(row)) return;
   row.forEach((cell, j) => {
     if (cell !== null && typeof cell === 'object') walkInto(cell as Obj, scope, w, `${path}[${j}]`, true);
-    else visit(w);
+    else {
+      visit(w);
+      checkString(cell, scope, w, `${path}[${j}]`);
+    }
   });
 }
 
@@ -194,7 +247,7 @@ function walkRowTemplates(templates: unknown, scope: Scope, w: Walk, path: strin
     if (Object.hasOwn(n, 'each')) {
       let each = null;
       try {
-        each = eachItems(n.each as string, scope, p);
+        each = eachItems(n.each as string, scope, p, w.missing);
       } catch (e) {
         record(w, e);
       }
@@ -230,14 +283,19 @@ export function dataFaults(template: Template, data: unknown, opts: DataCheckOpt
   if (dataDepth(data, opts.maxDataDepth) > opts.maxDataDepth) {
     return [{ path: 'data', message: `the data is nested deeper than ${opts.maxDataDepth} levels (objects and arrays)` }];
   }
-  // Filters in colours use the template's language, as when rendering.
-  const language = bindMetadata(template.metadata, data ?? {}, { now: opts.now, language: template.metadata?.language }).language;
-  const w: Walk = { locale: resolveLocale(language), maxNodes: opts.maxNodes, visited: 0, faults: [], seen: new Set() };
+  let current: Walk | null = null;
+  const missing = template.strict ? strictMissing(() => current!) : null;
+  const faults: ErrorDetail[] = [];
+  const seen = new Set<string>();
   const scope = createScope(data ?? {}, { now: opts.now });
   try {
+    // Filters in colours use the template's language, as when rendering.
+    current = { locale: resolveLocale(template.metadata?.language), maxNodes: opts.maxNodes, visited: 0, faults, seen, missing };
+    const language = bindMetadata(template.metadata, data ?? {}, { now: opts.now, language: template.metadata?.language, missing: missing ?? undefined }).language;
+    const w: Walk = (current = { ...current, locale: resolveLocale(language) });
     for (const key of ['content', 'header', 'footer', 'background'] as const) walkList(template[key] as Node[] | undefined, scope, w, key);
   } catch (e) {
     if (!(e instanceof WalkDone)) throw e;
   }
-  return w.faults;
+  return faults;
 }

@@ -11,6 +11,7 @@ import { parseColor } from './colors.ts';
 import { dataPathOf, resolvePath, type Scope } from './path.ts';
 import { parsePath, parseString, type PathSegment } from './placeholders.ts';
 import { describeValue, formatPath } from './schema.ts';
+import type { MissingReporter } from './missing.ts';
 import { bindTextIn } from './value.ts';
 
 /** `data.items[2].tags` for segments `items, 2, tags`; `data` for null (not in the data). */
@@ -26,12 +27,14 @@ export interface EachItems {
 }
 
 /**
- * The array an `each` iterates, or null when the value is missing or null (the loop yields nothing).
+ * The array an `each` iterates, or null when the value is missing or null (the loop yields
+ * nothing; a missing one is told to `missing`, when given).
  * @throws RenderError DATA_INVALID (path `data.<path>`) when the value is anything else.
  */
-export function eachItems(pathText: string, scope: Scope, templatePath: string): EachItems | null {
+export function eachItems(pathText: string, scope: Scope, templatePath: string, missing?: MissingReporter | null): EachItems | null {
   const path = parsePath(pathText);
   const value = resolvePath(path, scope);
+  if (value === undefined && missing && path.builtin === null) missing(path, scope, templatePath, true);
   if (value === undefined || value === null) return null;
   const where = dataPathOf(path, scope);
   if (!Array.isArray(value)) {
@@ -46,8 +49,8 @@ export function eachItems(pathText: string, scope: Scope, templatePath: string):
  * @throws RenderError DATA_INVALID (path: where its first placeholder reads the data) when the
  *   bound text is not a colour.
  */
-export function bindColorText(value: string, scope: Scope, locale: string, templatePath: string): string {
-  const s = bindTextIn(value, scope, locale).trim();
+export function bindColorText(value: string, scope: Scope, locale: string, templatePath: string, missing?: MissingReporter | null): string {
+  const s = bindTextIn(value, scope, locale, missing, templatePath).trim();
   if (s === '' || parseColor(s) !== null) return s;
   let where: PathSegment[] | null = null;
   for (const part of parseString(value).parts) {

@@ -56,6 +56,7 @@ export const PROPERTY_DOCS: Record<string, PropertyDoc> = {
   ...Object.fromEntries(Object.entries(STYLE).map(([k, v]) => [`*.${k}`, v])),
 
   'root.$schema': { description: 'The JSON Schema editors check this file against; ignored when rendering.', examples: ['https://platen.example.com/v1/schemas/template.json', './schemas/template.schema.json'] },
+  'root.strict': { description: 'true: data the template reads must be there; a render with a missing data path (a placeholder without a default filter, or an each) fails instead of printing it empty.', examples: [true], default: false },
   'root.page': { description: 'Page size, orientation and margins.', examples: [{ size: 'A4', margin: 40 }] },
   'root.page.size': { description: 'A3, A4, A5, Letter, Legal (case-insensitive) or [width, height] in points.', examples: ['A4', 'Letter', [595.28, 841.89]], default: 'A4' },
   'root.page.orientation': { description: 'landscape swaps the width and height of the page size.', examples: ['landscape'], default: 'portrait' },

@@ -632,6 +632,7 @@ const metadataSchema = z.strictObject({
  */
 export const templateSchema = z.strictObject({
   $schema: z.string().optional(),
+  strict: z.boolean().optional(),
   page: pageSchema.optional(),
   font: fontSchema.optional(),
   styles: z.record(z.string(), namedStyle).optional(),

@@ -228,6 +228,12 @@ export interface Metadata {
 export interface Template {
   /** The JSON Schema an editor should check the file against (a URL); ignored by the engine. */
   $schema?: string;
+  /**
+   * Data the template reads must be there: `checkData` reports every data path its placeholders
+   * (without a `default` filter) and `each` read that the data lacks, and a render fails with
+   * DATA_INVALID on them, instead of printing them empty with DATA_MISSING warnings.
+   */
+  strict?: boolean;
   page?: PageSpec;
   font?: FontSpec;
   styles?: Record<string, StyleProps>;

@@ -3,31 +3,44 @@
  * filters. The node-level rules live in bind.ts; this module is shared with conditions.ts.
  */
 import { applyFilters, toText } from './filters.ts';
+import type { MissingReporter } from './missing.ts';
 import { resolvePath, type Scope } from './path.ts';
 import { hasPlaceholder, parseString, type Placeholder } from './placeholders.ts';
 
-/** The value of one placeholder: its path resolved in `scope`, then its filters applied. DESIGN §5. */
-export function placeholderValue(p: Placeholder, scope: Scope, locale: string): unknown {
+/**
+ * The value of one placeholder: its path resolved in `scope`, then its filters applied. DESIGN §5.
+ * A value the data does not have is told to `missing` (with `templatePath`), when given.
+ */
+export function placeholderValue(p: Placeholder, scope: Scope, locale: string, missing?: MissingReporter | null, templatePath = ''): unknown {
   const value = resolvePath(p.path, scope);
+  if (value === undefined && missing && countsAsMissing(p)) missing(p.path, scope, templatePath, false);
   return p.filters.length === 0 ? value : applyFilters(p.filters, value, locale);
+}
+
+/** Whether a missing value of this placeholder counts (not a `$` built-in, no `default` filter). */
+export function countsAsMissing(p: Placeholder): boolean {
+  if (p.path.builtin !== null) return false;
+  for (const f of p.filters) if (f.name === 'default') return false;
+  return true;
 }
 
 /**
  * Binds a string to text: every placeholder replaced by its value's text (missing -> "", numbers
  * with String(n), booleans "true"/"false", `$now` as ISO string, arrays/objects -> ""). A string
- * without `{{`/`<<` is returned as is. Throws RenderError('TEMPLATE_INVALID') on a syntax error
+ * without `{{`/`<<` is returned as is. Values the data does not have are told to `missing`, with
+ * `templatePath`, when given. Throws RenderError('TEMPLATE_INVALID') on a syntax error
  * (validation refuses those first). DESIGN §5.
  */
-export function bindTextIn(s: string, scope: Scope, locale: string): string {
+export function bindTextIn(s: string, scope: Scope, locale: string, missing?: MissingReporter | null, templatePath = ''): string {
   if (!hasPlaceholder(s)) return s;
   const parsed = parseString(s);
   if (parsed.literal !== null) return parsed.literal;
   const parts = parsed.parts;
-  if (parsed.single !== null) return toText(placeholderValue(parsed.single, scope, locale));
+  if (parsed.single !== null) return toText(placeholderValue(parsed.single, scope, locale, missing, templatePath));
   let out = '';
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i];
-    out += typeof part === 'string' ? part : toText(placeholderValue(part, scope, locale));
+    out += typeof part === 'string' ? part : toText(placeholderValue(part, scope, locale, missing, templatePath));
   }
   return out;
 }

@@ -32,7 +32,7 @@ export interface RenderTask {
 
 /** What a render gives back; `heapMb`: this thread's V8 heap in use right after it, in MiB (for recycling). */
 export type RenderOutcome = (
-  | { ok: true; pdf: Uint8Array; pages: number; warnings: string[] }
+  | { ok: true; pdf: Uint8Array; pages: number; warnings: import('../../engine/index.ts').RenderWarning[] }
   | { ok: false; code: string; message: string; path?: string }
 ) & { heapMb: number };
 

@@ -109,7 +109,7 @@ test('a character no bundled font has is refused with PDFA_CONFLICT naming it, a
   });
   const plain = await renderPdf(doc, {}, { now: NOW });
   assert.equal(plain.pages, 1);
-  assert.deepEqual(plain.warnings, ['no font has the character "漢" (U+6F22)']);
+  assert.deepEqual(plain.warnings, [{ code: 'GLYPH_MISSING', message: 'no font has the character "漢" (U+6F22): drawn as an empty box', path: 'content[0]' }]);
 });
 
 test('plain PDFs carry well-formed XMP too: escaped title, ModifyDate, no pdfaid', async () => {

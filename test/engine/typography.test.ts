@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bidiModule from 'bidi-js';
-import { BUNDLED_FONT_DIR, FontLibrary, renderPdf, validateTemplate, type RenderOptions } from '../../engine/index.ts';
+import { BUNDLED_FONT_DIR, FontLibrary, renderPdf, validateTemplate, type RenderOptions, type RenderWarning } from '../../engine/index.ts';
 import { pdfFonts, pdfToText, readPdf, type ReadPdf, type TextRun } from '../helpers/pdf.ts';
 import { pdfOperators, textLines, unionBox } from '../helpers/pdfops.ts';
 import { example, NOW, renderError } from '../helpers/render.ts';
@@ -28,7 +28,7 @@ const SOFT_HYPHEN = '\u00ad';
 interface Rendered {
   pdf: Buffer;
   pages: number;
-  warnings: string[];
+  warnings: RenderWarning[];
   doc: ReadPdf;
 }
 
@@ -245,7 +245,9 @@ test('a character no font has (CJK) renders with a warning naming its code point
   const r = await render({ content: [{ text: 'Kanji 漢 here' }] });
   assert.equal(r.pages, 1);
   assert.equal(r.warnings.length, 1);
-  assert.match(r.warnings[0], /U\+6F22/);
+  assert.equal(r.warnings[0].code, 'GLYPH_MISSING');
+  assert.equal(r.warnings[0].path, 'content[0]');
+  assert.match(r.warnings[0].message, /U\+6F22/);
 });
 
 /** A copy of a bundled font whose family and PostScript names are changed (same lengths), so it is a family no manifest lists. */

@@ -1,0 +1,84 @@
+/**
+ * Render warnings: what was drawn imperfectly without failing the render. Every pass that can
+ * find one gets the render's {@link WarningSink} explicitly (binding, prepare, measure); the sink
+ * keeps each warning once and at most {@link MAX_WARNINGS} of them.
+ */
+
+/** Codes of {@link RenderWarning}. */
+export type RenderWarningCode =
+  /** A placeholder (or an `each`) reads a data path that the data does not have; it rendered empty. */
+  | 'DATA_MISSING'
+  /** A character that no font of its stack has; drawn as the first font's missing glyph. */
+  | 'GLYPH_MISSING'
+  /** An image, QR code or barcode larger than the room it has; drawn smaller, aspect kept. */
+  | 'IMAGE_CLAMPED'
+  /** Fixed widths (table or columns) that add up to more than the room; scaled down together. */
+  | 'WIDTH_CLAMPED';
+
+/** One warning: a code, a sentence, and the template path of the node at fault (`content[2].text`). */
+export interface RenderWarning {
+  readonly code: RenderWarningCode;
+  readonly message: string;
+  readonly path: string;
+}
+
+/** Warnings kept per render; later ones are counted in the last one's message. */
+export const MAX_WARNINGS = 100;
+
+interface Entry {
+  code: RenderWarningCode;
+  message: string;
+  path: string;
+  /** More occurrences of the same fault (an each item missing the same key, ...). */
+  more: number;
+  /** What the further occurrences are called in the message ("items", "times"). */
+  unit: string;
+}
+
+/** Collects the warnings of one render. */
+export class WarningSink {
+  private readonly byKey = new Map<string, Entry>();
+  private dropped = 0;
+
+  /**
+   * Record a warning. Warnings with the same `key` (default: code, path and message) are one:
+   * later ones only add to its count, shown as "(and N more <unit>)".
+   */
+  add(code: RenderWarningCode, message: string, path: string, key?: string, unit = 'times'): void {
+    const k = key ?? `${code}\u0000${path}\u0000${message}`;
+    const hit = this.byKey.get(k);
+    if (hit) {
+      hit.more++;
+      return;
+    }
+    if (this.byKey.size >= MAX_WARNINGS) {
+      this.dropped++;
+      return;
+    }
+    this.byKey.set(k, { code, message, path, more: 0, unit });
+  }
+
+  /** Whether `key` was recorded already (to skip building a message again). */
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
+  /** Count one more occurrence of `key`, which must have been recorded. */
+  again(key: string): void {
+    const hit = this.byKey.get(key);
+    if (hit) hit.more++;
+  }
+
+  /** The warnings, in the order first found. */
+  list(): RenderWarning[] {
+    const out: RenderWarning[] = [];
+    for (const e of this.byKey.values()) {
+      out.push({ code: e.code, path: e.path, message: e.more > 0 ? `${e.message} (and ${e.more} more ${e.unit})` : e.message });
+    }
+    if (this.dropped > 0 && out.length > 0) {
+      const last = out[out.length - 1];
+      out[out.length - 1] = { ...last, message: `${last.message}; ${this.dropped} more warning${this.dropped === 1 ? '' : 's'} not listed` };
+    }
+    return out;
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * Render warnings as structured {code, message, path}: DATA_MISSING for placeholders and each
+ * whose data path is missing (path: the placeholder's template path), IMAGE_CLAMPED for images and
+ * codes larger than their room (drawn inside the page), WIDTH_CLAMPED for fixed widths wider than
+ * the room; `"strict": true` turns missing data into checkData faults and a DATA_INVALID render.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkData, renderPdf, validateTemplate } from '../../engine/index.ts';
+import { alphaPngDataUri } from '../helpers/images.ts';
+import { NOW, renderError } from '../helpers/render.ts';
+import { bounds, flatItems, inside, layout } from './helpers/layout.ts';
+
+const warningsOf = async (definition: unknown, data: unknown = {}) => (await renderPdf(definition, data, { now: NOW })).warnings;
+
+test('DATA_MISSING: the placeholder template path, the data path in the message', async () => {
+  const w = await warningsOf({ content: [{ text: 'Dear {{customer.name}},' }, { text: ['Total: ', { text: '{{total}}', fontWeight: 'bold' }] }] }, { customer: {} });
+  assert.deepEqual(
+    w.map((x) => [x.code, x.path]),
+    [
+      ['DATA_MISSING', 'content[0].text'],
+      ['DATA_MISSING', 'content[1].text[1].text'],
+    ],
+  );
+  assert.match(w[0].message, /no value at data\.customer\.name/);
+  assert.match(w[1].message, /data\.total/);
+});
+
+test('DATA_MISSING: one warning per placeholder over a loop, counting the items; not for defaults, nulls, built-ins', async () => {
+  const definition = {
+    content: [
+      { table: { rows: [{ each: 'items', row: ['{{item.name}}', '{{item.sku}}', '{{item.note | default:"-"}}'] }] } },
+      { text: '{{nothing}} {{$page}} {{present}}' },
+    ],
+  };
+  const w = await warningsOf(definition, { items: [{ name: 'a', sku: null }, { name: 'b' }, { name: 'c' }, { name: 'd' }], present: null });
+  assert.deepEqual(
+    w.map((x) => [x.code, x.path, x.message]),
+    [
+      ['DATA_MISSING', 'content[0].table.rows[0].row[1]', 'no value at data.items[1].sku: "{{item.sku}}" rendered empty (and 2 more items)'],
+      ['DATA_MISSING', 'content[1].text', 'no value at data.nothing: "{{nothing}}" rendered empty'],
+    ],
+  );
+});
+
+test('DATA_MISSING: an each over a missing array; a header missing data is reported once, not per page', async () => {
+  const definition = {
+    page: { size: [200, 200], margin: 20 },
+    header: [{ text: 'Client {{client}}' }],
+    content: [{ each: 'lines', content: [{ text: '{{item}}' }] }, { text: 'x\n'.repeat(40) }],
+  };
+  const r = await renderPdf(definition, {}, { now: NOW });
+  assert.ok(r.pages > 1);
+  assert.deepEqual(
+    r.warnings.map((x) => [x.code, x.path, x.message]),
+    [
+      ['DATA_MISSING', 'content[0]', 'no array at data.lines: the each over "lines" produced nothing'],
+      ['DATA_MISSING', 'header[0].text', 'no value at data.client: "{{client}}" rendered empty'],
+    ],
+  );
+  assert.deepEqual(await warningsOf(definition, { client: 'ACME', lines: [] }), []);
+});
+
+test('strict: checkData names every missing data path; the render fails with DATA_INVALID before any layout', async () => {
+  const definition = {
+    strict: true,
+    metadata: { title: 'Invoice {{number}}' },
+    content: [
+      { text: 'Dear {{customer.name}}' },
+      { table: { rows: [{ each: 'items', row: ['{{item.name}}', { text: '{{item.price | currency}}' }, '{{item.note | default:""}}'] }] } },
+      { if: 'vip', then: [{ text: '{{discount}}' }] },
+    ],
+  };
+  assert.ok(validateTemplate(definition).ok);
+  const data = { number: 7, customer: {}, items: [{ name: 'a', price: 1 }, { price: 2 }] };
+  const faults = checkData(definition, data);
+  assert.deepEqual(
+    faults.map((f) => f.path),
+    ['data.customer.name', 'data.items[1].name'],
+  );
+  assert.match(faults[0].message, /content\[0\]\.text/);
+  const e = await renderError(definition, data);
+  assert.equal(e.code, 'DATA_INVALID');
+  assert.equal(e.path, 'data.customer.name');
+  assert.deepEqual(e.issues.map((i) => i.path), ['data.customer.name', 'data.items[1].name']);
+  // Complete data renders; a missing array is a fault too; without strict the same data renders with warnings.
+  assert.deepEqual(checkData(definition, { ...data, customer: { name: 'x' }, items: [{ name: 'a', price: 1 }] }), []);
+  assert.deepEqual(checkData(definition, { number: 1, customer: { name: 'x' } }).map((f) => f.path), ['data.items']);
+  const lax = await renderPdf({ ...definition, strict: false }, data, { now: NOW });
+  assert.deepEqual(lax.warnings.map((w) => w.path), ['content[0].text', 'content[1].table.rows[0].row[0]']);
+  const v = validateTemplate({ strict: 'yes', content: [] });
+  assert.ok(!v.ok && v.errors[0].path === 'strict');
+});
+
+const PNG = alphaPngDataUri(40, 20);
+
+test('IMAGE_CLAMPED: contain, cover and explicit sizes larger than the content box are drawn inside it', () => {
+  const page = { size: 'A5', margin: 30 };
+  const box = { x: 30, y: 30, w: 419.53 - 60, h: 595.28 - 60 };
+  for (const image of [
+    { image: PNG, width: 2000, height: 3000 },
+    { image: PNG, width: 2000, height: 3000, fit: 'cover' },
+    { image: PNG, height: 5000 },
+    { image: PNG, width: 100, height: 5000, fit: 'fill' },
+  ]) {
+    const pages = layout({ page, content: [image] });
+    assert.equal(pages.length, 1);
+    const drawn = flatItems(pages[0].items).filter((i) => i.kind === 'image');
+    assert.equal(drawn.length, 1);
+    assert.ok(inside(bounds(drawn[0])!, box), `${JSON.stringify({ ...image, image: '…' })}: drawn at ${JSON.stringify(bounds(drawn[0]))}`);
+  }
+});
+
+test('IMAGE_CLAMPED is reported with the node path; codes are clamped too, a QR code stays square', async () => {
+  const definition = {
+    page: { size: [300, 300], margin: 20 },
+    content: [{ image: PNG, height: 900 }, { qrcode: 'hello', size: 1000 }, { barcode: '12345', width: 2000, height: 30 }],
+  };
+  const w = await warningsOf(definition);
+  assert.deepEqual(
+    w.map((x) => [x.code, x.path]),
+    [
+      ['IMAGE_CLAMPED', 'content[0]'],
+      ['IMAGE_CLAMPED', 'content[1]'],
+      ['IMAGE_CLAMPED', 'content[2]'],
+    ],
+  );
+  assert.match(w[1].message, /QR code of 1000 x 1000 pt/);
+  const pages = layout(definition);
+  const pageBox = { x: 0, y: 0, w: 300, h: 300 };
+  for (const p of pages) for (const item of flatItems(p.items)) if (bounds(item)) assert.ok(inside(bounds(item)!, pageBox), `${item.kind} at ${JSON.stringify(bounds(item))}`);
+  const bars = pages.flatMap((p) => flatItems(p.items)).filter((i) => i.kind === 'bars');
+  const qr = bars[0] as Extract<(typeof bars)[number], { kind: 'bars' }>;
+  assert.ok(Math.abs(qr.sx - qr.sy) < 1e-9, 'the QR code is square');
+  assert.ok(qr.sx * 21 <= 260 + 1e-6, 'and fits the 260 pt content box');
+});
+
+test('WIDTH_CLAMPED: fixed table columns wider than the room are scaled down together', async () => {
+  const definition = { page: { size: [300, 300], margin: 20 }, content: [{ table: { columns: [200, 200], rows: [['a', 'b']] } }] };
+  const w = await warningsOf(definition);
+  assert.deepEqual(w.map((x) => [x.code, x.path]), [['WIDTH_CLAMPED', 'content[0]']]);
+  const [page] = layout(definition);
+  for (const item of flatItems(page.items)) assert.ok(inside(bounds(item)!, { x: 0, y: 0, w: 300, h: 300 }));
+});
+
+test('a header and footer that leave no room for the content fail with TEMPLATE_INVALID at header', async () => {
+  const e = await renderError({ page: { size: [200, 200], margin: 20 }, header: [{ text: 'H\n'.repeat(20) }], content: [{ text: 'x' }] });
+  assert.equal(e.code, 'TEMPLATE_INVALID');
+  assert.equal(e.path, 'header');
+  assert.match(e.message, /leave .* pt .* for the content/);
+});
