@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { count, eq } from 'drizzle-orm';
 import { startTestServer } from '../test/helpers/server.ts';
 
 const arg = process.argv.indexOf('--jobs');
@@ -16,10 +17,10 @@ const threads = os.availableParallelism();
 
 const s = await startTestServer({ PLATEN_RENDER_THREADS: String(threads), PLATEN_RATE_LIMIT: '1000000' });
 try {
-  const { teamId, apiKey } = s.team(total + 10, 'bench');
+  const { teamId, apiKey } = await s.team(total + 10, 'bench');
   const definition = JSON.parse(readFileSync(new URL('examples/invoice/template.json', root), 'utf8'));
   const data = JSON.parse(readFileSync(new URL('examples/invoice/data.json', root), 'utf8'));
-  const templateId = s.template(teamId, definition);
+  const templateId = await s.template(teamId, definition);
 
   // Warm the render threads (fonts parsed, code paths compiled) before timing.
   await Promise.all(Array.from({ length: threads * 2 }, () => s.server.services.pool.render(JSON.stringify(definition), data)));
@@ -36,7 +37,8 @@ try {
   const queuedMs = performance.now() - started;
   await s.server.services.runner.idle();
   const seconds = (performance.now() - started) / 1000;
-  const done = s.server.services.db.$client.prepare("select count(*) n from jobs where status = 'completed'").get() as { n: number };
+  const { orm, t: { jobs } } = s.server.services.db;
+  const [done] = await orm.select({ n: count() }).from(jobs).where(eq(jobs.status, 'completed'));
   if (done.n !== total) throw new Error(`${done.n} of ${total} jobs completed`);
 
   const resultsFile = new URL('bench/results.json', root);

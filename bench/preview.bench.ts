@@ -53,7 +53,7 @@ const results: Record<string, unknown> = {
   renderThreads: 2,
 };
 try {
-  const { apiKey } = server.team(1);
+  const { apiKey } = await server.team(1);
 
   async function http(exportType: 'json' | 'binary'): Promise<Stats> {
     const times: number[] = [];

@@ -2,6 +2,10 @@
  * The database schema (drizzle, SQLite). Timestamps are ISO 8601 UTC strings; money-like counts
  * (credits) are integers. Every row that belongs to a team carries team_id, and every query of the
  * service filters by it.
+ *
+ * db/schema.pg.ts declares the same tables and columns for PostgreSQL (cluster mode); the service
+ * code is typed against that one and runs on both (db/database.ts). test/db/schema-parity.test.ts
+ * keeps the two in step.
  */
 import { sql } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
@@ -43,6 +47,11 @@ export const templates = sqliteTable(
     definition: text('definition').notNull(),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
+    /**
+     * Creation order (lists break ties of created_at with it): the row's rowid, set by the
+     * templates_seq trigger after the insert (migration 0004).
+     */
+    seq: integer('seq').notNull().default(0),
   },
   (t) => [index('templates_team').on(t.teamId, t.createdAt)],
 );
@@ -61,7 +70,11 @@ export const templateVersions = sqliteTable(
   (t) => [uniqueIndex('template_versions_number').on(t.templateId, t.number), uniqueIndex('template_versions_tag').on(t.templateId, t.tag)],
 );
 
-/** The credit ledger: one row per debit, refund or grant, with the balance after it. */
+/**
+ * The credit ledger: one row per debit, refund or grant, with the balance after it. A job has at
+ * most one debit and one refund (unique job_id, reason), and so has a synchronous request
+ * (unique request_id, reason): a refund applied twice fails on the constraint.
+ */
 export const creditTransactions = sqliteTable(
   'credit_transactions',
   {
@@ -70,10 +83,16 @@ export const creditTransactions = sqliteTable(
     delta: integer('delta').notNull(),
     reason: text('reason', { enum: ['generation', 'refund', 'grant'] }).notNull(),
     jobId: text('job_id'),
+    /** The synchronous generation (a UUID per request) a debit or refund belongs to. */
+    requestId: text('request_id'),
     balanceAfter: integer('balance_after').notNull(),
     createdAt: text('created_at').notNull(),
   },
-  (t) => [index('credit_transactions_team').on(t.teamId, t.id)],
+  (t) => [
+    index('credit_transactions_team').on(t.teamId, t.id),
+    uniqueIndex('credit_transactions_job_reason').on(t.jobId, t.reason),
+    uniqueIndex('credit_transactions_request_reason').on(t.requestId, t.reason),
+  ],
 );
 
 /**
@@ -155,6 +174,8 @@ export const webhookDeliveries = sqliteTable(
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
     jobId: text('job_id').notNull().references(() => jobs.id, { onDelete: 'cascade' }),
+    /** A UUID sent as X-Platen-Delivery on every attempt, so receivers can drop duplicates. */
+    deliveryId: text('delivery_id'),
     event: text('event', { enum: ['pdf.completed', 'pdf.failed'] }).notNull(),
     url: text('url').notNull(),
     body: text('body').notNull(),

@@ -36,7 +36,7 @@ const output = join(dist, 'platen');
 const SQLITE_ADDON = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 /** Folders copied into the runtime folder as they are. */
-const DATA_DIRS = ['fonts', 'icc-profiles', 'db/migrations', 'examples'];
+const DATA_DIRS = ['fonts', 'icc-profiles', 'db/migrations', 'db/migrations-pg', 'examples'];
 /**
  * Packages required by a name computed at run time, which no bundler can follow: their .js files
  * and package.json go into the runtime folder's node_modules (hyphen: engine/text/hyphenate.ts

@@ -3,7 +3,7 @@
  * process state: server.ts owns those, tests build apps on temporary data dirs.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Db } from '../db/open.ts';
+import type { Db } from '../db/database.ts';
 import type { Config } from './config.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { requestLog, type Logger } from './logger.ts';

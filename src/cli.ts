@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BUNDLED_FONT_DIR, FontLibrary, PDF_VARIANTS, renderPdf, RenderError, type PdfVariant } from '../engine/index.ts';
-import { openDatabase, type Db } from '../db/open.ts';
+import { openConfiguredDatabase, type Db } from '../db/open.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { writeDemoRequest } from './seed.ts';
 import { startServer } from './server.ts';
@@ -138,8 +138,14 @@ commands:
 Every command but serve takes --json: exactly one JSON object on stdout. Errors go to stderr with
 exit status 1.`;
 
-function database(): Db {
-  return openDatabase(join(loadConfig().dataDir, 'platen.db'));
+/** Run `work` on the configured database (PLATEN_DATABASE_URL, else the SQLite file), then close it. */
+async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> {
+  const db = await openConfiguredDatabase(loadConfig());
+  try {
+    return await work(db);
+  } finally {
+    await db.close();
+  }
 }
 
 /** Print `value` as one JSON object with --json, else as `text`. */
@@ -181,26 +187,29 @@ async function serve(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-function teams(args: string[]): void {
+async function teams(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { name: { type: 'string' }, credits: { type: 'string' }, json: { type: 'boolean' } } });
   if (positionals[0] !== 'create' || !values.name) throw new UsageError('usage: teams create --name NAME --credits N [--json]');
   const credits = wholeNumber(values.credits ?? '0', '--credits', 0);
-  const { teamId, apiKey } = createTeam(database(), values.name, credits);
+  const { teamId, apiKey } = await withDatabase((db) => createTeam(db, values.name!, credits));
   print(values.json, { team_id: teamId, api_key: apiKey }, `team ${teamId} created with ${credits} credits\nAPI key (shown once): ${apiKey}`);
 }
 
-function keys(args: string[]): void {
+async function keys(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { team: { type: 'string' }, json: { type: 'boolean' } } });
-  const db = database();
-  if (positionals[0] === 'create' && values.team) {
-    if (!getTeam(db, values.team)) throw new UsageError(`no team ${values.team}`);
-    const { apiKey } = createApiKey(db, values.team);
+  const team = values.team;
+  if (positionals[0] === 'create' && team) {
+    const { apiKey } = await withDatabase(async (db) => {
+      if (!(await getTeam(db, team))) throw new UsageError(`no team ${team}`);
+      return createApiKey(db, team);
+    });
     return print(values.json, { api_key: apiKey }, `API key (shown once): ${apiKey}`);
   }
-  if (positionals[0] === 'revoke' && positionals[1]) {
+  const prefix = positionals[1];
+  if (positionals[0] === 'revoke' && prefix) {
     let revoked: number;
     try {
-      revoked = revokeApiKeys(db, positionals[1]);
+      revoked = await withDatabase((db) => revokeApiKeys(db, prefix));
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
@@ -210,13 +219,15 @@ function keys(args: string[]): void {
   throw new UsageError('usage: keys create --team TEAM_ID [--json] | keys revoke KEY_PREFIX [--json]');
 }
 
-function credits(args: string[]): void {
+async function credits(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { team: { type: 'string' }, amount: { type: 'string' }, json: { type: 'boolean' } } });
   if (positionals[0] !== 'add' || !values.team) throw new UsageError('usage: credits add --team TEAM_ID --amount N [--json]');
   const amount = wholeNumber(values.amount, '--amount', 1);
-  const db = database();
-  if (!getTeam(db, values.team)) throw new UsageError(`no team ${values.team}`);
-  const balance = grantCredits(db, values.team, amount);
+  const team = values.team;
+  const balance = await withDatabase(async (db) => {
+    if (!(await getTeam(db, team))) throw new UsageError(`no team ${team}`);
+    return grantCredits(db, team, amount);
+  });
   print(values.json, { team_id: values.team, credits: balance }, `team ${values.team} now has ${balance} credits`);
 }
 

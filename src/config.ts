@@ -18,6 +18,10 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** postgres:// URL of the PostgreSQL database (cluster mode); undefined: SQLite in dataDir. */
+  databaseUrl: string | undefined;
+  /** PostgreSQL connections per process at most. */
+  databasePoolSize: number;
   /** {base_url}, without a trailing slash. */
   publicUrl: string;
   /** {cdn_url}: prefix of every signed file URL, without a trailing slash. */
@@ -79,6 +83,12 @@ const envSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   PLATEN_DATA_DIR: z.string().min(1).default('./data'),
+  PLATEN_DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((s) => (s === undefined || s.trim() === '' ? undefined : s.trim()))
+    .refine((s) => s === undefined || /^postgres(ql)?:\/\/./.test(s), 'must be a postgres:// (or postgresql://) URL such as postgres://platen@db.internal:5432/platen'),
+  PLATEN_DATABASE_POOL_SIZE: int(1, 1000).default(10),
   PLATEN_PUBLIC_URL: url.optional(),
   PLATEN_CDN_URL: url.optional(),
   PLATEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -157,6 +167,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     dataDir,
+    databaseUrl: e.PLATEN_DATABASE_URL,
+    databasePoolSize: e.PLATEN_DATABASE_POOL_SIZE,
     publicUrl,
     cdnUrl: e.PLATEN_CDN_URL ?? `${publicUrl}/cdn`,
     publicUrlFromPort: e.PLATEN_PUBLIC_URL === undefined,

@@ -5,9 +5,8 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
-import type { Db } from '../db/open.ts';
-import { teams } from '../db/schema.ts';
+import { count } from 'drizzle-orm';
+import type { Db } from '../db/database.ts';
 import { createTemplate } from './services/templates.ts';
 import { createTeam } from './services/teams.ts';
 
@@ -20,19 +19,20 @@ export interface Seeded {
 }
 
 /** Seed when the database has no team; otherwise do nothing and return null. */
-export function seedDemo(db: Db, examplesDir = EXAMPLES_DIR): Seeded | null {
-  const count = db.select({ n: sql<number>`count(*)` }).from(teams).get()!.n;
-  if (count > 0) return null;
-  return db.transaction(() => {
-    const { teamId, apiKey } = createTeam(db, 'Demo', 100);
-    const templates = readdirSync(examplesDir, { withFileTypes: true })
+export async function seedDemo(db: Db, examplesDir = EXAMPLES_DIR): Promise<Seeded | null> {
+  const [{ n }] = await db.orm.select({ n: count() }).from(db.t.teams);
+  if (n > 0) return null;
+  return db.transaction(async (tx) => {
+    const { teamId, apiKey } = await createTeam(tx, 'Demo', 100);
+    const names = readdirSync(examplesDir, { withFileTypes: true })
       .filter((d) => d.isDirectory())
       .map((d) => d.name)
-      .sort()
-      .map((name) => {
-        const definition = JSON.parse(readFileSync(join(examplesDir, name, 'template.json'), 'utf8'));
-        return { name, id: createTemplate(db, teamId, { name, type: 'pdf', definition }).id };
-      });
+      .sort();
+    const templates: Seeded['templates'] = [];
+    for (const name of names) {
+      const definition = JSON.parse(readFileSync(join(examplesDir, name, 'template.json'), 'utf8'));
+      templates.push({ name, id: (await createTemplate(tx, teamId, { name, type: 'pdf', definition })).id });
+    }
     return { teamId, apiKey, templates };
   });
 }

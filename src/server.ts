@@ -2,9 +2,8 @@
  * Starting and stopping the service: database, demo seed, render pool, file sweeper, HTTP server.
  */
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
-import { openDatabase } from '../db/open.ts';
+import { openConfiguredDatabase } from '../db/open.ts';
 import { createApp, type Services } from './app.ts';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -30,11 +29,24 @@ export interface RunningServer {
 
 const SWEEP_INTERVAL_MS = 60_000;
 
+/**
+ * How long a pending synchronous debit may stand before any process of a shared (PostgreSQL)
+ * database refunds it as abandoned, ms past the render deadline: room for the upload of the file.
+ */
+const SYNC_DEBIT_GRACE_MS = 5 * 60_000;
+
+/**
+ * Start the service on `config`: open (and migrate) the database, seed, start the render pool,
+ * the job runner, the webhook deliverer and the sweeper, and listen.
+ * @throws when the database cannot be opened (PostgreSQL unreachable, a migration failed) or the port is taken.
+ */
 export async function startServer(config: Config, log: Logger = createLogger()): Promise<RunningServer> {
-  const db = openDatabase(join(config.dataDir, 'platen.db'));
-  const seeded = config.seedDemo ? seedDemo(db) : null;
-  // Debits of synchronous generations the previous process died in the middle of.
-  const refunded = refundUnsettledSyncGenerations(db);
+  const db = await openConfiguredDatabase(config, (err) => log.warn({ err }, 'idle database connection failed'));
+  const seeded = config.seedDemo ? await seedDemo(db) : null;
+  // Debits of synchronous generations a process died in the middle of: on SQLite all of them (this
+  // is the only process); on PostgreSQL only those older than any render can be, and again at each sweep.
+  const staleSyncDebits = () => (db.dialect === 'sqlite' ? undefined : new Date(Date.now() - config.renderTimeoutMs - SYNC_DEBIT_GRACE_MS));
+  const refunded = await refundUnsettledSyncGenerations(db, staleSyncDebits());
   if (refunded > 0) log.warn({ refunded }, 'refunded synchronous generations a previous run left unfinished');
   const pool = new RenderPool(
     config.renderThreads,
@@ -59,21 +71,25 @@ export async function startServer(config: Config, log: Logger = createLogger()):
     config.publicUrl = `http://localhost:${port}`;
     if (config.cdnUrlFromPublic) config.cdnUrl = `${config.publicUrl}/cdn`;
   }
-  const sweep = () => {
+  const sweep = async () => {
     try {
-      const n = files.sweep();
-      const old = deleteOldJobs(db, new Date(Date.now() - config.jobRetentionDays * 86_400_000));
+      const n = await files.sweep();
+      const old = await deleteOldJobs(db, new Date(Date.now() - config.jobRetentionDays * 86_400_000));
       if (n + old > 0) log.info({ files: n, jobs: old }, 'expired files and old jobs deleted');
+      if (db.dialect !== 'sqlite') {
+        const abandoned = await refundUnsettledSyncGenerations(db, staleSyncDebits());
+        if (abandoned > 0) log.warn({ refunded: abandoned }, 'refunded synchronous generations whose process stopped mid-render');
+      }
     } catch (err) {
       log.error({ err }, 'sweep failed');
     }
   };
-  const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
+  const sweeper = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
   sweeper.unref();
   // Jobs and webhook deliveries a previous run left unfinished (jobs it died on too often fail).
-  runner.start();
+  await runner.start();
   deliverer.kick();
-  log.info({ port, threads: config.renderThreads }, 'platen listening');
+  log.info({ port, threads: config.renderThreads, database: db.dialect }, 'platen listening');
 
   return {
     url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
@@ -86,7 +102,7 @@ export async function startServer(config: Config, log: Logger = createLogger()):
       deliverer.stop();
       await runner.stop();
       await pool.close();
-      db.$client.close();
+      await db.close();
     },
   };
 }

@@ -7,14 +7,14 @@
  * processing are queued again, so an accepted job is never lost; a job the process died on
  * PLATEN_JOB_MAX_ATTEMPTS times fails for good instead (recoverJobs).
  */
-import type { Db } from '../../db/open.ts';
+import type { Db } from '../../db/database.ts';
 import type { PdfVariant } from '../../engine/index.ts';
 import type { Logger } from '../logger.ts';
 import { FairQueue } from '../render/fair-queue.ts';
 import { RenderFailure, type RenderOnThread, type RenderPool } from '../render/pool.ts';
 import type { FileStore } from '../services/files.ts';
 import { findS3Integration } from '../services/integrations.ts';
-import { claimJob, completeJob, failJob, recoverJobs, teamOfJob, type JobRow } from '../services/jobs.ts';
+import { claimJob, completeJob, failJob, recoverJobs, type JobRow } from '../services/jobs.ts';
 import { S3Failure, s3Location, type S3Storage } from '../services/s3.ts';
 
 /** A job failure with its own error_code (not a render failure). */
@@ -61,8 +61,8 @@ export class JobRunner {
    * Fail for good the jobs the process died on too often, queue every other job the database holds
    * as pending (after recovering those left processing). @returns the number queued.
    */
-  start(): number {
-    const { queued, failed } = recoverJobs(this.deps.db, this.maxAttempts);
+  async start(): Promise<number> {
+    const { queued, failed } = await recoverJobs(this.deps.db, this.maxAttempts);
     for (const job of queued) this.enqueue(job.id, job.teamId);
     if (queued.length > 0) this.deps.log.info({ jobs: queued.length }, 'queued jobs recovered');
     if (failed > 0) {
@@ -72,11 +72,10 @@ export class JobRunner {
     return queued.length;
   }
 
-  /** Queue job `id` (of team `teamId`, looked up when not given). */
-  enqueue(id: string, teamId?: string): void {
+  /** Queue job `id` of team `teamId`. */
+  enqueue(id: string, teamId: string): void {
     if (this.stopped) return;
-    const team = teamId ?? teamOfJob(this.deps.db, id);
-    if (team === undefined) return;
+    const team = teamId;
     this.queued++;
     this.queue
       .run(team, async () => {
@@ -126,7 +125,7 @@ export class JobRunner {
   private async run(id: string, teamId: string): Promise<void> {
     let resolved = false;
     await this.deps.pool.withThread(teamId, async (render) => {
-      const job = claimJob(this.deps.db, id);
+      const job = await claimJob(this.deps.db, id);
       if (!job) return;
       resolved = true;
       await this.process(job, render);
@@ -139,7 +138,7 @@ export class JobRunner {
     const id = job.id;
     try {
       // S3 output uploads with the integration as it is now (the request checked there was one).
-      const integration = job.storeS3 ? findS3Integration(db, job.teamId) : undefined;
+      const integration = job.storeS3 ? await findS3Integration(db, job.teamId) : undefined;
       if (job.storeS3 && !integration) {
         throw new JobFailure('S3_INTEGRATION_MISSING', 'the team has no S3 integration any more (it was removed after the job was queued); configure one with POST /v1/integrations/s3');
       }
@@ -154,17 +153,17 @@ export class JobRunner {
           if (e instanceof S3Failure) throw new JobFailure('S3_UPLOAD_FAILED', `the upload to bucket "${loc.bucket}" failed: ${e.message}`);
           throw e;
         }
-        completeJob(db, job, { filename, s3Bucket: loc.bucket, s3Key: loc.key });
+        await completeJob(db, job, { filename, s3Bucket: loc.bucket, s3Key: loc.key });
       } else {
-        const stored = files.save(job.teamId, filename, pdf, job.expiration);
-        completeJob(db, job, { url: stored.url, filename, expiresAt: stored.expiresAt });
+        const stored = await files.save(job.teamId, filename, pdf, job.expiration);
+        await completeJob(db, job, { url: stored.url, filename, expiresAt: stored.expiresAt });
       }
     } catch (e) {
       if (e instanceof JobFailure || e instanceof RenderFailure) {
-        failJob(db, job, e.code, e.message);
+        await failJob(db, job, e.code, e.message);
       } else {
         log.error({ err: e, job: id }, 'job failed unexpectedly');
-        failJob(db, job, 'RENDER_ERROR', 'rendering failed');
+        await failJob(db, job, 'RENDER_ERROR', 'rendering failed');
       }
     }
   }

@@ -35,15 +35,15 @@ const getTransactions = createRoute({
 
 export function accountRoutes(s: Services): OpenAPIHono<AppEnv> {
   const app = newRouter();
-  app.openapi(getAccount, (c) => {
-    const team = getTeam(s.db, c.get('teamId'));
+  app.openapi(getAccount, async (c) => {
+    const team = await getTeam(s.db, c.get('teamId'));
     // The key was just resolved to this team; a team deleted in between is as good as no key.
     if (!team) throw new ApiError(401, 'UNAUTHORIZED', 'the team of this API key no longer exists');
     return c.json({ team_id: team.id, name: team.name, credits: team.credits, created_at: team.createdAt }, 200);
   });
-  app.openapi(getTransactions, (c) => {
+  app.openapi(getTransactions, async (c) => {
     const { limit, offset } = c.req.valid('query');
-    const page = listTransactions(s.db, c.get('teamId'), limit, offset);
+    const page = await listTransactions(s.db, c.get('teamId'), limit, offset);
     return c.json({ ...page, limit, offset }, 200);
   });
   return app;

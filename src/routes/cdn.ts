@@ -12,7 +12,7 @@ export function cdnRoutes(s: Services): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/:id/:filename', async (c) => {
     const { id, filename } = c.req.param();
-    const path = s.files.resolve(id, filename, c.req.query('expires'), c.req.query('signature'));
+    const path = await s.files.resolve(id, filename, c.req.query('expires'), c.req.query('signature'));
     if (!path) return c.json({ code: 'FORBIDDEN', detail: 'the link is invalid or has expired' }, 403);
     const info = await stat(path).catch(() => null);
     if (!info) return c.json({ code: 'FORBIDDEN', detail: 'the link is invalid or has expired' }, 403);

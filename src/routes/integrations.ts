@@ -67,14 +67,14 @@ export function integrationRoutes(s: Services): OpenAPIHono<AppEnv> {
       const problem = await s3EndpointProblem(body.endpoint, s.config.s3AllowPrivateEndpoints);
       if (problem) throw validationError([{ path: 'endpoint', message: problem }]);
     }
-    const { row, created } = saveS3Integration(s.db, s.secrets, c.get('teamId'), body);
+    const { row, created } = await saveS3Integration(s.db, s.secrets, c.get('teamId'), body);
     return c.json(toS3IntegrationJson(row), created ? 201 : 200);
   });
-  app.openapi(get, (c) => c.json(toS3IntegrationJson(getS3Integration(s.db, c.get('teamId'))), 200));
-  app.openapi(remove, (c) => {
-    deleteS3Integration(s.db, c.get('teamId'));
+  app.openapi(get, async (c) => c.json(toS3IntegrationJson(await getS3Integration(s.db, c.get('teamId'))), 200));
+  app.openapi(remove, async (c) => {
+    await deleteS3Integration(s.db, c.get('teamId'));
     return c.body(null, 204);
   });
-  app.openapi(test, async (c) => c.json(await s.s3.probe(getS3Integration(s.db, c.get('teamId'))), 200));
+  app.openapi(test, async (c) => c.json(await s.s3.probe(await getS3Integration(s.db, c.get('teamId'))), 200));
   return app;
 }

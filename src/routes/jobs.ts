@@ -49,12 +49,12 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
     const body = c.req.valid('json');
     const teamId = c.get('teamId');
     // The cheap, local checks first; the webhook URL's DNS lookup only for a request they let through.
-    const { definition } = checkRequest(s.db, teamId, { ...body, export_type: 'url' }, s.pool.engineLimits);
+    const { definition } = await checkRequest(s.db, teamId, { ...body, export_type: 'url' }, s.pool.engineLimits);
     if (body.webhook_url !== undefined) {
       const problem = await webhookUrlProblem(body.webhook_url, s.config.webhookAllowPrivate);
       if (problem) throw validationError([{ path: 'webhook_url', message: problem }]);
     }
-    const { job, creditsRemaining } = insertJob(s.db, teamId, {
+    const { job, creditsRemaining } = await insertJob(s.db, teamId, {
       templateId: body.template_id,
       definition,
       data: body.data,
@@ -70,10 +70,10 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
     s.runner.enqueue(job.id, teamId);
     return c.json({ job_id: job.id, status: 'pending' as const, credits_remaining: creditsRemaining }, 202);
   });
-  app.openapi(getOne, (c) => c.json(toJobJson(getJob(s.db, c.get('teamId'), c.req.valid('param').job_id)), 200));
-  app.openapi(list, (c) => {
+  app.openapi(getOne, async (c) => c.json(toJobJson(await getJob(s.db, c.get('teamId'), c.req.valid('param').job_id)), 200));
+  app.openapi(list, async (c) => {
     const q = c.req.valid('query');
-    return c.json(listJobs(s.db, c.get('teamId'), q.limit, q.offset, q.status), 200);
+    return c.json(await listJobs(s.db, c.get('teamId'), q.limit, q.offset, q.status), 200);
   });
   return app;
 }

@@ -129,40 +129,40 @@ function full(row: Parameters<typeof toTemplateJson>[0]) {
 
 export function templateRoutes(s: Services): OpenAPIHono<AppEnv> {
   const app = newRouter();
-  app.openapi(create, (c) => {
+  app.openapi(create, async (c) => {
     const body = c.req.valid('json');
-    return c.json(full(createTemplate(s.db, c.get('teamId'), body)), 201);
+    return c.json(full(await createTemplate(s.db, c.get('teamId'), body)), 201);
   });
-  app.openapi(list, (c) => {
+  app.openapi(list, async (c) => {
     const { limit, offset } = c.req.valid('query');
-    const page = listTemplates(s.db, c.get('teamId'), limit, offset);
+    const page = await listTemplates(s.db, c.get('teamId'), limit, offset);
     return c.json({ templates: page.templates, total: page.total, limit, offset }, 200);
   });
-  app.openapi(get, (c) => {
+  app.openapi(get, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json(full(getTemplate(s.db, c.get('teamId'), id)), 200);
+    return c.json(full(await getTemplate(s.db, c.get('teamId'), id)), 200);
   });
-  app.openapi(update, (c) => {
+  app.openapi(update, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json(full(updateTemplate(s.db, c.get('teamId'), id, c.req.valid('json'))), 200);
+    return c.json(full(await updateTemplate(s.db, c.get('teamId'), id, c.req.valid('json'))), 200);
   });
-  app.openapi(remove, (c) => {
+  app.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');
-    deleteTemplate(s.db, c.get('teamId'), id);
+    await deleteTemplate(s.db, c.get('teamId'), id);
     return c.body(null, 204);
   });
-  app.openapi(createVersionRoute, (c) => {
+  app.openapi(createVersionRoute, async (c) => {
     const { id } = c.req.valid('param');
     const { tag } = c.req.valid('json');
-    return c.json(createVersion(s.db, c.get('teamId'), id, tag), 201);
+    return c.json(await createVersion(s.db, c.get('teamId'), id, tag), 201);
   });
-  app.openapi(versions, (c) => {
+  app.openapi(versions, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json({ versions: listVersions(s.db, c.get('teamId'), id) }, 200);
+    return c.json({ versions: await listVersions(s.db, c.get('teamId'), id) }, 200);
   });
-  app.openapi(fields, (c) => {
+  app.openapi(fields, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json({ fields: fieldsOf(s.db, c.get('teamId'), id) }, 200);
+    return c.json({ fields: await fieldsOf(s.db, c.get('teamId'), id) }, 200);
   });
   return app;
 }

@@ -9,8 +9,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { and, eq, lt } from 'drizzle-orm';
-import type { Db } from '../../db/open.ts';
-import { generatedFiles } from '../../db/schema.ts';
+import type { Db } from '../../db/database.ts';
 
 export interface StoredFile {
   url: string;
@@ -37,18 +36,19 @@ export class FileStore {
    * The row goes in first, so no file is ever on disk without a row for the sweeper to find; if
    * the file cannot be written, the row (and any partial file) is removed again.
    */
-  save(teamId: string, filename: string, pdf: Buffer, expiresIn: number, now = new Date()): StoredFile {
+  async save(teamId: string, filename: string, pdf: Buffer, expiresIn: number, now = new Date()): Promise<StoredFile> {
     const id = randomBytes(16).toString('hex');
     const path = this.pathOf(id);
     const expiresAt = Math.floor(now.getTime() / 1000) + expiresIn;
-    this.db.insert(generatedFiles).values({ id, teamId, filename, bytes: pdf.length, createdAt: now.toISOString(), expiresAt }).run();
+    const { orm, t: { generatedFiles } } = this.db;
+    await orm.insert(generatedFiles).values({ id, teamId, filename, bytes: pdf.length, createdAt: now.toISOString(), expiresAt });
     try {
       // Write then rename, so a crash never leaves a half-written file behind a valid URL.
       writeFileSync(`${path}.tmp`, pdf);
       renameSync(`${path}.tmp`, path);
     } catch (e) {
       rmSync(`${path}.tmp`, { force: true });
-      this.db.delete(generatedFiles).where(eq(generatedFiles.id, id)).run();
+      await orm.delete(generatedFiles).where(eq(generatedFiles.id, id));
       throw e;
     }
     return { url: this.signedUrl(id, filename, expiresAt), expiresAt };
@@ -66,23 +66,25 @@ export class FileStore {
    * The file's path when the URL is genuine and unexpired and the file still exists; else null.
    * `expires` and `signature` are the raw query values.
    */
-  resolve(id: string, filename: string, expires: string | undefined, signature: string | undefined, now = new Date()): string | null {
+  async resolve(id: string, filename: string, expires: string | undefined, signature: string | undefined, now = new Date()): Promise<string | null> {
     if (!/^[0-9a-f]{32}$/.test(id) || !expires || !/^\d{1,12}$/.test(expires) || !signature || !/^[0-9a-f]{64}$/.test(signature)) return null;
     const expiresAt = Number(expires);
     const expected = Buffer.from(this.sign(id, filename, expiresAt), 'hex');
     if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return null;
     if (expiresAt <= Math.floor(now.getTime() / 1000)) return null;
-    const row = this.db.select({ id: generatedFiles.id }).from(generatedFiles).where(and(eq(generatedFiles.id, id), eq(generatedFiles.filename, filename))).get();
+    const { orm, t: { generatedFiles } } = this.db;
+    const [row] = await orm.select({ id: generatedFiles.id }).from(generatedFiles).where(and(eq(generatedFiles.id, id), eq(generatedFiles.filename, filename)));
     return row ? this.pathOf(id) : null;
   }
 
   /** Delete files whose URLs have all expired. @returns how many were deleted. */
-  sweep(now = new Date()): number {
+  async sweep(now = new Date()): Promise<number> {
     const cutoff = Math.floor(now.getTime() / 1000);
-    const expired = this.db.select({ id: generatedFiles.id }).from(generatedFiles).where(lt(generatedFiles.expiresAt, cutoff)).all();
+    const { orm, t: { generatedFiles } } = this.db;
+    const expired = await orm.select({ id: generatedFiles.id }).from(generatedFiles).where(lt(generatedFiles.expiresAt, cutoff));
     for (const { id } of expired) {
       rmSync(this.pathOf(id), { force: true });
-      this.db.delete(generatedFiles).where(eq(generatedFiles.id, id)).run();
+      await orm.delete(generatedFiles).where(eq(generatedFiles.id, id));
     }
     return expired.length;
   }

@@ -4,7 +4,7 @@
  * or an object in the team's S3 bucket (spec §2.3). The debit is noted as pending until the
  * request settles, so a process that dies mid-render has it refunded at the next start.
  */
-import type { Db } from '../../db/open.ts';
+import type { Db } from '../../db/database.ts';
 import type { Logger } from '../logger.ts';
 import { checkData, RenderError, type Limits } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
@@ -45,12 +45,12 @@ export function s3UploadFailed(e: S3Failure, bucket: string, key: string): ApiEr
  * Everything that can refuse a request without costing a credit (§5, §7.1).
  * @returns the definition to render, and the S3 integration to upload with when the request goes to S3 (else null).
  */
-export function checkRequest(db: Db, teamId: string, req: CreatePdfBody, limits: Pick<Limits, 'maxDataDepth'>): { definition: string; integration: S3IntegrationRow | null } {
-  const template = getTemplate(db, teamId, req.template_id);
+export async function checkRequest(db: Db, teamId: string, req: CreatePdfBody, limits: Pick<Limits, 'maxDataDepth'>): Promise<{ definition: string; integration: S3IntegrationRow | null }> {
+  const template = await getTemplate(db, teamId, req.template_id);
   if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; use the image endpoint`);
-  const definition = definitionFor(db, template, req.version);
+  const definition = await definitionFor(db, template, req.version);
   checkDataFor(definition, req.data, req.template_id, limits);
-  return { definition, integration: wantsS3(req) ? requireS3Integration(db, teamId) : null };
+  return { definition, integration: wantsS3(req) ? await requireS3Integration(db, teamId) : null };
 }
 
 // Parsed definitions by their stored JSON text, so that the engine finds a validated template by
@@ -96,7 +96,7 @@ async function renderOrRefund<T>(db: Db, teamId: string, pendingId: number, work
   try {
     result = await work();
   } catch (e) {
-    refundSyncGeneration(db, teamId, pendingId);
+    await refundSyncGeneration(db, teamId, pendingId);
     if (e instanceof S3Failure && s3) throw s3UploadFailed(e, s3.bucket, s3.key);
     if (e instanceof RenderFailure) {
       const message = e.message.replace(/[.\s]+$/, '');
@@ -104,17 +104,17 @@ async function renderOrRefund<T>(db: Db, teamId: string, pendingId: number, work
     }
     throw new ApiError(500, 'INTERNAL_ERROR', 'rendering failed; the credit was refunded');
   }
-  settleSyncGeneration(db, pendingId);
+  await settleSyncGeneration(db, pendingId);
   return result;
 }
 
 /** POST /v1/pdf/create. @throws ApiError per §7.1. */
 export async function generateSync(deps: GenerateDeps, teamId: string, req: CreatePdfBody): Promise<SyncResult> {
-  const { definition, integration } = checkRequest(deps.db, teamId, req, deps.pool.engineLimits);
+  const { definition, integration } = await checkRequest(deps.db, teamId, req, deps.pool.engineLimits);
   const filename = `${req.filename}.pdf`;
   const loc = integration ? s3Location(integration, filename, { bucket: req.s3_bucket, prefix: req.s3_filepath }) : undefined;
   // The balance this call's debit left: "after this call" (§2.3), whatever runs concurrently.
-  const { balance, pendingId } = debitSyncGeneration(deps.db, teamId);
+  const { balance, pendingId } = await debitSyncGeneration(deps.db, teamId);
   return renderOrRefund(
     deps.db,
     teamId,
@@ -127,7 +127,7 @@ export async function generateSync(deps: GenerateDeps, teamId: string, req: Crea
         await deps.s3.upload(integration, loc, pdf);
         return { kind: 's3', bucket: loc.bucket, key: loc.key, filename, creditsRemaining: balance, renderMs };
       }
-      const stored = deps.files.save(teamId, filename, pdf, req.expiration);
+      const stored = await deps.files.save(teamId, filename, pdf, req.expiration);
       return { kind: 'url', url: stored.url, filename, creditsRemaining: balance, expiresIn: req.expiration, renderMs };
     },
     loc,

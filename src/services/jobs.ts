@@ -5,13 +5,12 @@
  * never taken or refunded twice for one job.
  */
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
-import type { Db } from '../../db/open.ts';
-import { jobs, webhookDeliveries } from '../../db/schema.ts';
+import { and, count, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import type { Db, Tables } from '../../db/database.ts';
 import { ApiError } from '../errors.ts';
 import { debitCredit, refundCredit } from './credits.ts';
 
-export type JobRow = typeof jobs.$inferSelect;
+export type JobRow = Tables['jobs']['$inferSelect'];
 export type JobStatus = JobRow['status'];
 
 /** What a create-async request decided, ready to store. */
@@ -34,13 +33,13 @@ export interface NewJob {
  * Take one credit and write the job, pending, in one transaction (§3 first row).
  * @throws ApiError 402 INSUFFICIENT_CREDITS.
  */
-export function insertJob(db: Db, teamId: string, job: NewJob): { job: JobRow; creditsRemaining: number } {
+export async function insertJob(db: Db, teamId: string, job: NewJob): Promise<{ job: JobRow; creditsRemaining: number }> {
   const id = randomUUID();
   const now = new Date().toISOString();
-  return db.transaction((tx) => {
-    // The ledger's own debit, nested in this transaction (a savepoint): throws 402 at zero.
-    const creditsRemaining = debitCredit(db, teamId, id);
-    const row: typeof jobs.$inferInsert = {
+  return db.transaction(async (tx) => {
+    // The ledger's debit, in this transaction: throws 402 at zero (and nothing is written).
+    const creditsRemaining = await debitCredit(tx, teamId, id);
+    const row: Tables['jobs']['$inferInsert'] = {
       id,
       teamId,
       status: 'pending',
@@ -59,18 +58,20 @@ export function insertJob(db: Db, teamId: string, job: NewJob): { job: JobRow; c
       createdAt: now,
       updatedAt: now,
     };
-    return { job: tx.insert(jobs).values(row).returning().get(), creditsRemaining };
+    const [inserted] = await tx.orm.insert(tx.t.jobs).values(row).returning();
+    return { job: inserted, creditsRemaining };
   });
 }
 
 /** Move pending -> processing. @returns the job, or undefined if it was not pending. */
-export function claimJob(db: Db, id: string): JobRow | undefined {
-  return db
+export async function claimJob(db: Db, id: string): Promise<JobRow | undefined> {
+  const { orm, t: { jobs } } = db;
+  const [row] = await orm
     .update(jobs)
     .set({ status: 'processing', attempts: sql`${jobs.attempts} + 1`, updatedAt: new Date().toISOString() })
     .where(and(eq(jobs.id, id), eq(jobs.status, 'pending')))
-    .returning()
-    .get();
+    .returning();
+  return row;
 }
 
 export interface JobResult {
@@ -87,19 +88,21 @@ function webhookBody(job: JobRow, event: 'pdf.completed' | 'pdf.failed', detail:
   return JSON.stringify({ event, job_id: job.id, status, ...detail });
 }
 
-function queueWebhook(tx: Parameters<Parameters<Db['transaction']>[0]>[0], job: JobRow, event: 'pdf.completed' | 'pdf.failed', body: string, now: string): void {
+/** Write the job's webhook delivery (one per job; its delivery id is sent on every attempt). */
+async function queueWebhook(tx: Db, job: JobRow, event: 'pdf.completed' | 'pdf.failed', body: string, now: string): Promise<void> {
   if (!job.webhookUrl) return;
-  tx.insert(webhookDeliveries)
-    .values({ jobId: job.id, event, url: job.webhookUrl, body, status: 'pending', attempts: 0, nextAttemptAt: Date.now(), createdAt: now, updatedAt: now })
-    .onConflictDoNothing()
-    .run();
+  await tx.orm
+    .insert(tx.t.webhookDeliveries)
+    .values({ jobId: job.id, deliveryId: randomUUID(), event, url: job.webhookUrl, body, status: 'pending', attempts: 0, nextAttemptAt: Date.now(), createdAt: now, updatedAt: now })
+    .onConflictDoNothing();
 }
 
 /** Move processing -> completed with the result fields, and queue pdf.completed (§3). */
-export function completeJob(db: Db, job: JobRow, result: JobResult): boolean {
+export async function completeJob(db: Db, job: JobRow, result: JobResult): Promise<boolean> {
   const now = new Date().toISOString();
-  return db.transaction((tx) => {
-    const updated = tx
+  return db.transaction(async (tx) => {
+    const { jobs } = tx.t;
+    const updated = await tx.orm
       .update(jobs)
       .set({
         status: 'completed',
@@ -112,26 +115,30 @@ export function completeJob(db: Db, job: JobRow, result: JobResult): boolean {
         resultS3Key: result.s3Key ?? null,
       })
       .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing')))
-      .run().changes;
-    if (updated === 0) return false;
+      .returning({ id: jobs.id });
+    if (updated.length === 0) return false;
     const payload = result.url !== undefined ? { url: result.url, filename: result.filename } : { s3_bucket: result.s3Bucket, s3_key: result.s3Key, filename: result.filename };
-    queueWebhook(tx, job, 'pdf.completed', webhookBody(job, 'pdf.completed', { result: payload }), now);
+    await queueWebhook(tx, job, 'pdf.completed', webhookBody(job, 'pdf.completed', { result: payload }), now);
     return true;
   });
 }
 
-/** Move processing -> failed, refund the credit, and queue pdf.failed, all at once (§3, §7.2). */
-export function failJob(db: Db, job: JobRow, code: string, message: string): boolean {
+/**
+ * Move processing -> failed, refund the credit (keyed on the job: once, whatever runs this), and
+ * queue pdf.failed, all at once (§3, §7.2).
+ */
+export async function failJob(db: Db, job: JobRow, code: string, message: string): Promise<boolean> {
   const now = new Date().toISOString();
-  return db.transaction((tx) => {
-    const updated = tx
+  return db.transaction(async (tx) => {
+    const { jobs } = tx.t;
+    const updated = await tx.orm
       .update(jobs)
       .set({ status: 'failed', updatedAt: now, completedAt: now, errorCode: code, errorMessage: message })
       .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing')))
-      .run().changes;
-    if (updated === 0) return false;
-    refundCredit(db, job.teamId, job.id);
-    queueWebhook(tx, job, 'pdf.failed', webhookBody(job, 'pdf.failed', { error: { message, code } }), now);
+      .returning({ id: jobs.id });
+    if (updated.length === 0) return false;
+    await refundCredit(tx, job.teamId, job.id);
+    await queueWebhook(tx, job, 'pdf.failed', webhookBody(job, 'pdf.failed', { error: { message, code } }), now);
     return true;
   });
 }
@@ -143,26 +150,30 @@ export function failJob(db: Db, job: JobRow, code: string, message: string): boo
  * others go back to pending and are run again (their credit was taken once and stays taken).
  * @returns every pending job, oldest first, and how many jobs were failed.
  */
-export function recoverJobs(db: Db, maxAttempts: number): { queued: { id: string; teamId: string }[]; failed: number } {
+export async function recoverJobs(db: Db, maxAttempts: number): Promise<{ queued: { id: string; teamId: string }[]; failed: number }> {
+  const { orm, t: { jobs } } = db;
   let failed = 0;
-  const poisoned = db.select().from(jobs).where(and(eq(jobs.status, 'processing'), gte(jobs.attempts, maxAttempts))).all();
+  const poisoned = await orm.select().from(jobs).where(and(eq(jobs.status, 'processing'), gte(jobs.attempts, maxAttempts)));
   for (const job of poisoned) {
     const times = job.attempts === 1 ? 'once' : `${job.attempts} times`;
-    if (failJob(db, job, 'RENDER_CRASHED', `the service stopped while rendering this job ${times}; it is not run again`)) failed++;
+    if (await failJob(db, job, 'RENDER_CRASHED', `the service stopped while rendering this job ${times}; it is not run again`)) failed++;
   }
-  db.update(jobs).set({ status: 'pending', updatedAt: new Date().toISOString() }).where(eq(jobs.status, 'processing')).run();
-  const queued = db.select({ id: jobs.id, teamId: jobs.teamId }).from(jobs).where(eq(jobs.status, 'pending')).orderBy(jobs.createdAt).all();
+  await orm.update(jobs).set({ status: 'pending', updatedAt: new Date().toISOString() }).where(eq(jobs.status, 'processing'));
+  const queued = await orm.select({ id: jobs.id, teamId: jobs.teamId }).from(jobs).where(eq(jobs.status, 'pending')).orderBy(jobs.createdAt);
   return { queued, failed };
 }
 
 /** The team of job `id`, or undefined when there is no such job. */
-export function teamOfJob(db: Db, id: string): string | undefined {
-  return db.select({ teamId: jobs.teamId }).from(jobs).where(eq(jobs.id, id)).get()?.teamId;
+export async function teamOfJob(db: Db, id: string): Promise<string | undefined> {
+  const { orm, t: { jobs } } = db;
+  const [row] = await orm.select({ teamId: jobs.teamId }).from(jobs).where(eq(jobs.id, id));
+  return row?.teamId;
 }
 
 /** The job `id` of the caller's team. @throws ApiError 404 JOB_NOT_FOUND (unknown or another team's). */
-export function getJob(db: Db, teamId: string, id: string): JobRow {
-  const row = db.select().from(jobs).where(and(eq(jobs.id, id), eq(jobs.teamId, teamId))).get();
+export async function getJob(db: Db, teamId: string, id: string): Promise<JobRow> {
+  const { orm, t: { jobs } } = db;
+  const [row] = await orm.select().from(jobs).where(and(eq(jobs.id, id), eq(jobs.teamId, teamId)));
   if (!row) throw new ApiError(404, 'JOB_NOT_FOUND', `no job with id "${id}"`);
   return row;
 }
@@ -190,10 +201,11 @@ export function toJobJson(j: JobRow) {
 }
 
 /** A page of the team's jobs, newest first (§4.4). */
-export function listJobs(db: Db, teamId: string, limit: number, offset: number, status?: JobStatus) {
+export async function listJobs(db: Db, teamId: string, limit: number, offset: number, status?: JobStatus) {
+  const { orm, t: { jobs } } = db;
   const where = status ? and(eq(jobs.teamId, teamId), eq(jobs.status, status)) : eq(jobs.teamId, teamId);
-  const rows = db.select().from(jobs).where(where).orderBy(desc(jobs.createdAt), desc(jobs.id)).limit(limit).offset(offset).all();
-  const total = db.select({ n: sql<number>`count(*)` }).from(jobs).where(where).get()!.n;
+  const rows = await orm.select().from(jobs).where(where).orderBy(desc(jobs.createdAt), desc(jobs.id)).limit(limit).offset(offset);
+  const [{ n: total }] = await orm.select({ n: count() }).from(jobs).where(where);
   return { jobs: rows.map(toJobJson), total, limit, offset };
 }
 
@@ -201,9 +213,11 @@ export function listJobs(db: Db, teamId: string, limit: number, offset: number, 
  * Retention: delete terminal jobs older than `before` (their deliveries cascade). Their files
  * expire on their own through the file sweeper. @returns the number deleted.
  */
-export function deleteOldJobs(db: Db, before: Date): number {
-  return db
+export async function deleteOldJobs(db: Db, before: Date): Promise<number> {
+  const { orm, t: { jobs } } = db;
+  const deleted = await orm
     .delete(jobs)
     .where(and(inArray(jobs.status, ['completed', 'failed']), lt(jobs.createdAt, before.toISOString())))
-    .run().changes;
+    .returning({ id: jobs.id });
+  return deleted.length;
 }

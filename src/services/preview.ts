@@ -3,7 +3,7 @@
  * every page, without a credit and without storing anything. Validation answers exactly as
  * POST /v1/templates does (400 VALIDATION_ERROR, paths `definition.<path>`).
  */
-import type { Db } from '../../db/open.ts';
+import type { Db } from '../../db/database.ts';
 import { checkData, RenderError, templateFields, validateTemplate, type TemplateField } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
@@ -58,9 +58,9 @@ export async function renderPreview(deps: { db: Db; pool: RenderPool }, teamId: 
   if (req.definition !== undefined) {
     definitionJson = checkedDefinition(req.definition);
   } else {
-    const template = getTemplate(deps.db, teamId, req.template_id!);
+    const template = await getTemplate(deps.db, teamId, req.template_id!);
     if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; previews are of PDF templates`);
-    definitionJson = definitionFor(deps.db, template, req.version);
+    definitionJson = await definitionFor(deps.db, template, req.version);
   }
   const definition = req.definition ?? JSON.parse(definitionJson);
   const data = req.data ?? {};

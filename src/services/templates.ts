@@ -4,14 +4,14 @@
  * validated by the engine when written, so renders rarely fail.
  */
 import { randomBytes } from 'node:crypto';
-import { and, desc, eq, max, sql } from 'drizzle-orm';
-import type { Db } from '../../db/open.ts';
+import { and, count, desc, eq, max, sql } from 'drizzle-orm';
+import type { Db, Tables } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/database.ts';
 import { perDatabase } from '../../db/prepared.ts';
-import { templates, templateVersions } from '../../db/schema.ts';
 import { templateFields, validateTemplate } from '../../engine/index.ts';
 import { ApiError, validationError, type FieldError } from '../errors.ts';
 
-export type TemplateRow = typeof templates.$inferSelect;
+export type TemplateRow = Tables['templates']['$inferSelect'];
 export type TemplateType = 'pdf' | 'image';
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -48,31 +48,32 @@ export function toTemplateJson(t: TemplateRow, withDefinition = true) {
   };
 }
 
-export function createTemplate(db: Db, teamId: string, input: { name: string; type: TemplateType; definition: unknown }): TemplateRow {
+export async function createTemplate(db: Db, teamId: string, input: { name: string; type: TemplateType; definition: unknown }): Promise<TemplateRow> {
   checkDefinition(input.type, input.definition);
   const now = new Date().toISOString();
   const row = { id: newTemplateId(), teamId, name: input.name, type: input.type, definition: JSON.stringify(input.definition), createdAt: now, updatedAt: now };
-  db.insert(templates).values(row).run();
-  return row;
+  const [stored] = await db.orm.insert(db.t.templates).values(row).returning();
+  return stored;
 }
 
-const templateById = perDatabase((db) => db.select().from(templates).where(eq(templates.id, sql.placeholder('id'))).prepare());
+const templateById = perDatabase(({ orm, t: { templates } }) => orm.select().from(templates).where(eq(templates.id, sql.placeholder('id'))).prepare('platen_template_by_id'));
 
 /**
  * The template `id` of the caller's team.
  * @throws ApiError 404 TEMPLATE_NOT_FOUND (no such id) or 403 FORBIDDEN (another team's, spec §5).
  */
-export function getTemplate(db: Db, teamId: string, id: string): TemplateRow {
-  const row = templateById(db).get({ id });
+export async function getTemplate(db: Db, teamId: string, id: string): Promise<TemplateRow> {
+  const [row] = await templateById(db).execute({ id });
   if (!row) throw new ApiError(404, 'TEMPLATE_NOT_FOUND', `no template with id "${id}"`);
   if (row.teamId !== teamId) throw new ApiError(403, 'FORBIDDEN', `template "${id}" does not belong to your team`);
   return row;
 }
 
-/** A page of the team's templates, newest first (rowid breaks ties within a millisecond: ids are random). */
-export function listTemplates(db: Db, teamId: string, limit: number, offset: number) {
-  const rows = db.select().from(templates).where(eq(templates.teamId, teamId)).orderBy(desc(templates.createdAt), desc(sql`rowid`)).limit(limit).offset(offset).all();
-  const total = db.select({ n: sql<number>`count(*)` }).from(templates).where(eq(templates.teamId, teamId)).get()!.n;
+/** A page of the team's templates, newest first (seq, the creation order, breaks ties within a millisecond: ids are random). */
+export async function listTemplates(db: Db, teamId: string, limit: number, offset: number) {
+  const { orm, t: { templates } } = db;
+  const rows = await orm.select().from(templates).where(eq(templates.teamId, teamId)).orderBy(desc(templates.createdAt), desc(templates.seq)).limit(limit).offset(offset);
+  const [{ n: total }] = await orm.select({ n: count() }).from(templates).where(eq(templates.teamId, teamId));
   return { templates: rows.map((r) => toTemplateJson(r, false)), total };
 }
 
@@ -82,8 +83,8 @@ export function listTemplates(db: Db, teamId: string, limit: number, offset: num
  * @throws ApiError 404/403 (see {@link getTemplate}); 400 VALIDATION_ERROR with path `type` or `id`
  *   when they differ from the template's, or `definition.<path>` for a faulty definition.
  */
-export function updateTemplate(db: Db, teamId: string, id: string, input: { name?: string; type?: TemplateType; definition?: unknown; id?: string }): TemplateRow {
-  const row = getTemplate(db, teamId, id);
+export async function updateTemplate(db: Db, teamId: string, id: string, input: { name?: string; type?: TemplateType; definition?: unknown; id?: string }): Promise<TemplateRow> {
+  const row = await getTemplate(db, teamId, id);
   const unchangeable: FieldError[] = [];
   if (input.id !== undefined && input.id !== row.id) {
     unchangeable.push({ path: 'id', message: `is "${input.id}" but this is template "${row.id}"; an id cannot change (leave it out, or send this template's id)` });
@@ -98,35 +99,51 @@ export function updateTemplate(db: Db, teamId: string, id: string, input: { name
     definition: input.definition !== undefined ? JSON.stringify(input.definition) : row.definition,
     updatedAt: new Date().toISOString(),
   };
-  db.update(templates).set(next).where(and(eq(templates.id, id), eq(templates.teamId, teamId))).run();
+  const { orm, t: { templates } } = db;
+  await orm.update(templates).set(next).where(and(eq(templates.id, id), eq(templates.teamId, teamId)));
   return { ...row, ...next };
 }
 
-export function deleteTemplate(db: Db, teamId: string, id: string): void {
-  getTemplate(db, teamId, id);
-  db.delete(templates).where(and(eq(templates.id, id), eq(templates.teamId, teamId))).run();
+export async function deleteTemplate(db: Db, teamId: string, id: string): Promise<void> {
+  await getTemplate(db, teamId, id);
+  const { orm, t: { templates } } = db;
+  await orm.delete(templates).where(and(eq(templates.id, id), eq(templates.teamId, teamId)));
 }
+
+/** Runs of a snapshot whose number another node took at the same moment (unique template, number). */
+const VERSION_RUNS = 5;
 
 /**
  * Snapshot the draft as the next version number, with an optional tag.
  * @throws ApiError 409 TAG_EXISTS when the tag is taken in this template.
  */
-export function createVersion(db: Db, teamId: string, id: string, tag: string | undefined) {
-  const row = getTemplate(db, teamId, id);
-  return db.transaction((tx) => {
-    if (tag !== undefined && tx.select({ id: templateVersions.id }).from(templateVersions).where(and(eq(templateVersions.templateId, id), eq(templateVersions.tag, tag))).get()) {
-      throw new ApiError(409, 'TAG_EXISTS', `template "${id}" already has a version tagged "${tag}"`);
+export async function createVersion(db: Db, teamId: string, id: string, tag: string | undefined) {
+  const row = await getTemplate(db, teamId, id);
+  const tagTaken = () => new ApiError(409, 'TAG_EXISTS', `template "${id}" already has a version tagged "${tag}"`);
+  for (let run = 1; ; run++) {
+    try {
+      return await db.transaction(async ({ orm, t: { templateVersions } }) => {
+        if (tag !== undefined) {
+          const [taken] = await orm.select({ id: templateVersions.id }).from(templateVersions).where(and(eq(templateVersions.templateId, id), eq(templateVersions.tag, tag)));
+          if (taken) throw tagTaken();
+        }
+        const [last] = await orm.select({ n: max(templateVersions.number) }).from(templateVersions).where(eq(templateVersions.templateId, id));
+        const version = { templateId: id, number: (last?.n ?? 0) + 1, tag: tag ?? null, definition: row.definition, createdAt: new Date().toISOString() };
+        await orm.insert(templateVersions).values(version);
+        return { version: version.number, tag: version.tag, created_at: version.createdAt };
+      });
+    } catch (e) {
+      // Concurrent snapshots (PostgreSQL, READ COMMITTED) can pick the same number or tag: the
+      // unique indexes refuse the second; it runs again and sees the first.
+      if (!isUniqueViolation(e) || run >= VERSION_RUNS) throw e;
     }
-    const last = tx.select({ n: max(templateVersions.number) }).from(templateVersions).where(eq(templateVersions.templateId, id)).get()?.n ?? 0;
-    const version = { templateId: id, number: last + 1, tag: tag ?? null, definition: row.definition, createdAt: new Date().toISOString() };
-    tx.insert(templateVersions).values(version).run();
-    return { version: version.number, tag: version.tag, created_at: version.createdAt };
-  });
+  }
 }
 
-export function listVersions(db: Db, teamId: string, id: string) {
-  getTemplate(db, teamId, id);
-  const rows = db.select().from(templateVersions).where(eq(templateVersions.templateId, id)).orderBy(desc(templateVersions.number)).all();
+export async function listVersions(db: Db, teamId: string, id: string) {
+  await getTemplate(db, teamId, id);
+  const { orm, t: { templateVersions } } = db;
+  const rows = await orm.select().from(templateVersions).where(eq(templateVersions.templateId, id)).orderBy(desc(templateVersions.number));
   return rows.map((v) => ({ version: v.number, tag: v.tag, created_at: v.createdAt }));
 }
 
@@ -136,19 +153,23 @@ export function listVersions(db: Db, teamId: string, id: string) {
  * to the render thread as it is (it parses and validates each distinct text once).
  * @throws ApiError 404 TEMPLATE_VERSION_NOT_FOUND.
  */
-export function definitionFor(db: Db, template: TemplateRow, version: string | undefined): string {
+export async function definitionFor(db: Db, template: TemplateRow, version: string | undefined): Promise<string> {
   if (version === undefined) return template.definition;
+  const { orm, t: { templateVersions } } = db;
+  const notFound = () => new ApiError(404, 'TEMPLATE_VERSION_NOT_FOUND', `template "${template.id}" has no version "${version}"`);
+  // A number past any version's (and past PostgreSQL's integer) names none.
+  if (/^\d+$/.test(version) && Number(version) > 2_147_483_647) throw notFound();
   const where = /^\d+$/.test(version)
     ? and(eq(templateVersions.templateId, template.id), eq(templateVersions.number, Number(version)))
     : and(eq(templateVersions.templateId, template.id), eq(templateVersions.tag, version));
-  const row = db.select({ definition: templateVersions.definition }).from(templateVersions).where(where).get();
-  if (!row) throw new ApiError(404, 'TEMPLATE_VERSION_NOT_FOUND', `template "${template.id}" has no version "${version}"`);
+  const [row] = await orm.select({ definition: templateVersions.definition }).from(templateVersions).where(where);
+  if (!row) throw notFound();
   return row.definition;
 }
 
 /** The data fields a template reads (DESIGN §4: `{fields: [{name, type}]}`). */
-export function fieldsOf(db: Db, teamId: string, id: string) {
-  const row = getTemplate(db, teamId, id);
+export async function fieldsOf(db: Db, teamId: string, id: string) {
+  const row = await getTemplate(db, teamId, id);
   if (row.type !== 'pdf') return [];
   return templateFields(JSON.parse(row.definition));
 }

@@ -2,15 +2,16 @@
  * Webhook delivery (spec §6): one POST per resolved job, signed with HMAC-SHA256 over
  * "<timestamp>.<raw body>" when the job has a secret (§6.3), retried on network errors and 5xx with
  * the delays of PLATEN_WEBHOOK_RETRY_DELAYS (§6.4), never on 4xx, never following redirects.
- * Deliveries live in the database, so a pending retry survives a restart. The target's address is
- * checked again at connection time (DNS can change).
+ * Deliveries live in the database, so a pending retry survives a restart; an attempt first leases
+ * its row with a conditional UPDATE, so one process makes it even when several share the database.
+ * Every attempt of one delivery carries the same X-Platen-Delivery id (a UUID), so a receiver can
+ * drop duplicates. The target's address is checked again at connection time (DNS can change).
  */
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { and, asc, eq, lte, min } from 'drizzle-orm';
-import type { Db } from '../../db/open.ts';
-import { jobs, webhookDeliveries } from '../../db/schema.ts';
+import type { Db, Tables } from '../../db/database.ts';
 import type { Logger } from '../logger.ts';
 import { isIP } from 'node:net';
 import { isPublicAddress, publicOnlyLookup } from '../services/network.ts';
@@ -24,7 +25,7 @@ export interface DelivererOptions {
   timeoutMs?: number;
 }
 
-type Delivery = typeof webhookDeliveries.$inferSelect;
+type Delivery = Tables['webhookDeliveries']['$inferSelect'];
 /** An answer, or a failure: `retry` false for targets that will never be allowed (no point retrying). */
 type Outcome = { status: number } | { error: string; retry: boolean };
 
@@ -50,33 +51,49 @@ export class WebhookDeliverer {
 
   /** Attempt every due delivery now, then wake up for the next one. */
   kick(): void {
+    this.attemptDue().catch((err) => this.log.error({ err }, 'webhook scheduling failed'));
+  }
+
+  private async attemptDue(): Promise<void> {
     if (this.stopped) return;
-    const due = this.db
+    const { orm, t: { webhookDeliveries } } = this.db;
+    const now = Date.now();
+    const due = await orm
       .select()
       .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, Date.now())))
-      .orderBy(asc(webhookDeliveries.nextAttemptAt))
-      .all();
+      .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, now)))
+      .orderBy(asc(webhookDeliveries.nextAttemptAt));
     for (const d of due) {
-      if (this.inFlight.has(d.id)) continue;
+      if (this.inFlight.has(d.id) || this.stopped) continue;
       this.inFlight.add(d.id);
-      // Lease the row for the attempt's length, so the scheduler does not see it as due meanwhile
-      // (and a crash mid-attempt retries it once the lease runs out).
-      this.db.update(webhookDeliveries).set({ nextAttemptAt: Date.now() + this.timeoutMs + 1000 }).where(eq(webhookDeliveries.id, d.id)).run();
+      // Lease the row for the attempt's length, so no scheduler (of this process or another on the
+      // same database) sees it as due meanwhile; a crash mid-attempt retries it once the lease runs out.
+      const leased = await orm
+        .update(webhookDeliveries)
+        .set({ nextAttemptAt: Date.now() + this.timeoutMs + 1000 })
+        .where(and(eq(webhookDeliveries.id, d.id), eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.nextAttemptAt, d.nextAttemptAt)))
+        .returning({ id: webhookDeliveries.id });
+      if (leased.length === 0) {
+        this.inFlight.delete(d.id);
+        continue;
+      }
       this.attempt(d)
         .catch((err) => this.log.error({ err, delivery: d.id }, 'webhook attempt crashed'))
         .finally(() => {
           this.inFlight.delete(d.id);
-          this.schedule();
+          this.schedule().catch((err) => this.log.error({ err }, 'webhook scheduling failed'));
         });
     }
-    this.schedule();
+    await this.schedule();
   }
 
   /** Arm a timer for the earliest pending delivery. */
-  private schedule(): void {
+  private async schedule(): Promise<void> {
     if (this.stopped) return;
-    const next = this.db.select({ at: min(webhookDeliveries.nextAttemptAt) }).from(webhookDeliveries).where(eq(webhookDeliveries.status, 'pending')).get()?.at;
+    const { orm, t: { webhookDeliveries } } = this.db;
+    const [row] = await orm.select({ at: min(webhookDeliveries.nextAttemptAt) }).from(webhookDeliveries).where(eq(webhookDeliveries.status, 'pending'));
+    const next = row?.at;
+    if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (next === null || next === undefined) return;
@@ -101,11 +118,12 @@ export class WebhookDeliverer {
       // Nothing was sent (e.g. the stored secret no longer decrypts: PLATEN_SECRET changed).
       outcome = { error: `not sent: ${(err as Error).message}`, retry: false };
     }
-    this.record(d, outcome);
+    await this.record(d, outcome);
   }
 
   private async send(d: Delivery): Promise<Outcome> {
-    const job = this.db.select({ secret: jobs.webhookSecretEnc }).from(jobs).where(eq(jobs.id, d.jobId)).get();
+    const { orm, t: { jobs } } = this.db;
+    const [job] = await orm.select({ secret: jobs.webhookSecretEnc }).from(jobs).where(eq(jobs.id, d.jobId));
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
@@ -114,6 +132,7 @@ export class WebhookDeliverer {
       'X-Platen-Event': d.event,
       'X-Platen-Timestamp': String(timestamp),
     };
+    if (d.deliveryId) headers['X-Platen-Delivery'] = d.deliveryId;
     if (job?.secret) {
       let secret: string;
       try {
@@ -126,7 +145,7 @@ export class WebhookDeliverer {
     return this.post(d.url, d.body, headers);
   }
 
-  private record(d: Delivery, outcome: Outcome): void {
+  private async record(d: Delivery, outcome: Outcome): Promise<void> {
     const attempts = d.attempts + 1;
     const now = new Date().toISOString();
     let next: Partial<Delivery>;
@@ -141,7 +160,8 @@ export class WebhookDeliverer {
         ? { status: 'pending', nextAttemptAt: Date.now() + delay, lastStatusCode, lastError }
         : { status: 'failed', lastStatusCode, lastError };
     }
-    this.db.update(webhookDeliveries).set({ ...next, attempts, updatedAt: now }).where(eq(webhookDeliveries.id, d.id)).run();
+    const { orm, t: { webhookDeliveries } } = this.db;
+    await orm.update(webhookDeliveries).set({ ...next, attempts, updatedAt: now }).where(eq(webhookDeliveries.id, d.id));
     this.log.info({ delivery: d.id, job: d.jobId, event: d.event, attempt: attempts, result: next.status, code: next.lastStatusCode }, 'webhook attempt');
   }
 

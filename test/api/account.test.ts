@@ -41,7 +41,7 @@ async function render(apiKey: string, templateId: string): Promise<Response> {
 }
 
 test('GET /v1/account shows the team and its balance', async () => {
-  const { teamId, apiKey } = s.team(42, 'Acme Printing');
+  const { teamId, apiKey } = await s.team(42, 'Acme Printing');
   const account = await getJson<Record<string, unknown>>('/v1/account', apiKey);
   assert.deepEqual(Object.keys(account).sort(), ['created_at', 'credits', 'name', 'team_id']);
   assert.equal(account.team_id, teamId);
@@ -50,7 +50,7 @@ test('GET /v1/account shows the team and its balance', async () => {
   assert.ok(!Number.isNaN(Date.parse(account.created_at as string)));
 
   // The balance follows renders.
-  const id = s.template(teamId, { content: [{ text: 'Hello {{name}}' }] });
+  const id = await s.template(teamId, { content: [{ text: 'Hello {{name}}' }] });
   const res = await render(apiKey, id);
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('x-credits-remaining'), '41');
@@ -59,13 +59,13 @@ test('GET /v1/account shows the team and its balance', async () => {
 });
 
 test('a team without credits has an empty ledger', async () => {
-  const { apiKey } = s.team(0);
+  const { apiKey } = await s.team(0);
   assert.equal((await getJson<{ credits: number }>('/v1/account', apiKey)).credits, 0);
   assert.deepEqual(await getJson<TransactionPage>('/v1/account/transactions', apiKey), { transactions: [], total: 0, limit: 20, offset: 0 });
 });
 
 test('transactions: the grant, then -1 per render with balance_after falling, newest first', async () => {
-  const { teamId, apiKey } = s.team(5);
+  const { teamId, apiKey } = await s.team(5);
   let page = await getJson<TransactionPage>('/v1/account/transactions', apiKey);
   assert.equal(page.total, 1);
   assert.equal(page.limit, 20);
@@ -78,7 +78,7 @@ test('transactions: the grant, then -1 per render with balance_after falling, ne
   assert.equal(grant.balance_after, 5);
   assert.ok(!Number.isNaN(Date.parse(grant.created_at)));
 
-  const id = s.template(teamId, { content: [{ text: 'Hello {{name}}' }] });
+  const id = await s.template(teamId, { content: [{ text: 'Hello {{name}}' }] });
   for (let i = 0; i < 2; i++) {
     const res = await render(apiKey, id);
     assert.equal(res.status, 200);
@@ -103,8 +103,8 @@ test('transactions: the grant, then -1 per render with balance_after falling, ne
 });
 
 test('a failed render shows the debit and then its refund as a separate +1 row', async () => {
-  const { teamId, apiKey } = s.team(3);
-  const id = s.template(teamId, { content: [{ image: '{{logo}}' }] });
+  const { teamId, apiKey } = await s.team(3);
+  const id = await s.template(teamId, { content: [{ image: '{{logo}}' }] });
   const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { logo: 'data:image/png;base64,AAAA' }, export_type: 'binary' });
   assert.equal(res.status, 500);
   assert.equal(((await res.json()) as { code: string }).code, 'INTERNAL_ERROR');
@@ -121,8 +121,8 @@ test('a failed render shows the debit and then its refund as a separate +1 row',
 });
 
 test('transactions page with limit and offset; bad values are 400 VALIDATION_ERROR', async () => {
-  const { teamId, apiKey } = s.team(10);
-  const id = s.template(teamId, { content: [{ text: 'x' }] });
+  const { teamId, apiKey } = await s.team(10);
+  const id = await s.template(teamId, { content: [{ text: 'x' }] });
   for (let i = 0; i < 4; i++) {
     const res = await render(apiKey, id);
     assert.equal(res.status, 200);
@@ -162,9 +162,9 @@ test('transactions page with limit and offset; bad values are 400 VALIDATION_ERR
 });
 
 test('each team sees only its own account and ledger', async () => {
-  const a = s.team(7, 'A');
-  const b = s.team(9, 'B');
-  const id = s.template(a.teamId, { content: [{ text: 'x' }] });
+  const a = await s.team(7, 'A');
+  const b = await s.team(9, 'B');
+  const id = await s.template(a.teamId, { content: [{ text: 'x' }] });
   const res = await render(a.apiKey, id);
   assert.equal(res.status, 200);
   await res.arrayBuffer();

@@ -40,7 +40,7 @@ describe('failed authentications per client address', () => {
   let key: string;
   before(async () => {
     s = await startTestServer({ PLATEN_AUTH_FAIL_LIMIT: String(LIMIT) });
-    key = s.team(1).apiKey;
+    key = (await s.team(1)).apiKey;
   });
   after(() => s.close());
 
@@ -79,7 +79,7 @@ describe('behind a trusted proxy (PLATEN_TRUSTED_PROXIES)', () => {
   let key: string;
   before(async () => {
     s = await startTestServer({ PLATEN_AUTH_FAIL_LIMIT: String(LIMIT), PLATEN_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8' });
-    key = (s.team(1)).apiKey;
+    key = (await s.team(1)).apiKey;
   });
   after(() => s.close());
 
@@ -133,7 +133,7 @@ test('PLATEN_AUTH_FAIL_LIMIT=1: one failure blocks the next request, a JSON erro
   const s = await startTestServer({ PLATEN_AUTH_FAIL_LIMIT: '1' });
   try {
     await expectError(await s.api('GET', '/v1/account', 'pk_nope'), 401, 'UNAUTHORIZED');
-    const res = await s.api('GET', '/v1/account', s.team(1).apiKey);
+    const res = await s.api('GET', '/v1/account', (await s.team(1)).apiKey);
     assert.ok(res.headers.get('retry-after'));
     await expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
   } finally {

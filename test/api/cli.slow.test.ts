@@ -8,11 +8,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'drizzle-orm';
 import { openDatabase } from '../../db/open.ts';
-import { apiKeys, creditTransactions, teams, templates } from '../../db/schema.ts';
 import { createTeam } from '../../src/services/teams.ts';
-import { balance, cliJson, expectError, freePort, ROOT, runCli, startUrlServer } from '../helpers/api.ts';
+import { balance, cliJson, expectError, freePort, ROOT, rowCount, runCli, startUrlServer } from '../helpers/api.ts';
 import { readPdf } from '../helpers/pdf.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -49,17 +47,17 @@ describe('teams, keys, credits', () => {
     firstKey = String(out.api_key);
   });
 
-  test('createTeam (CLI, seed) is one transaction: when a step fails, no team, key or ledger row is left', () => {
+  test('createTeam (CLI, seed) is one transaction: when a step fails, no team, key or ledger row is left', async () => {
     const db = openDatabase(join(tempDir(), 'platen.db'));
     try {
-      const count = (table: typeof teams | typeof apiKeys | typeof creditTransactions) => db.select({ n: sql<number>`count(*)` }).from(table).get()!.n;
+      const counts = async () => [await rowCount(db, 'teams'), await rowCount(db, 'apiKeys'), await rowCount(db, 'creditTransactions')];
       // The grant refuses a fractional amount after the team row is written.
-      assert.throws(() => createTeam(db, 'Half', 1.5), /whole number/);
-      assert.deepEqual([count(teams), count(apiKeys), count(creditTransactions)], [0, 0, 0]);
-      createTeam(db, 'Whole', 2);
-      assert.deepEqual([count(teams), count(apiKeys), count(creditTransactions)], [1, 1, 1]);
+      await assert.rejects(() => createTeam(db, 'Half', 1.5), /whole number/);
+      assert.deepEqual(await counts(), [0, 0, 0]);
+      await createTeam(db, 'Whole', 2);
+      assert.deepEqual(await counts(), [1, 1, 1]);
     } finally {
-      db.$client.close();
+      await db.close();
     }
   });
 
@@ -102,7 +100,7 @@ describe('teams, keys, credits', () => {
 
     const s = await startUrlServer({ dataDir: dir });
     try {
-      const tpl = s.template(teamId, TINY);
+      const tpl = await s.template(teamId, TINY);
       const body = { template_id: tpl, data: { name: 'Ada' }, export_type: 'binary' };
       await expectError(await s.api('POST', '/v1/pdf/create', firstKey, body), 401, 'UNAUTHORIZED');
       const ok = await s.api('POST', '/v1/pdf/create', secondKey, body);
@@ -171,8 +169,8 @@ describe('demo seed', () => {
       assert.deepEqual(seeded.templates.map((t) => t.name).sort(), ['invoice', 'letter', 'multilingual', 'report']);
       for (const t of seeded.templates) assert.match(t.id, /^[A-Za-z0-9]{12}$/);
       const db = first.server.services.db;
-      assert.equal(balance(db, seeded.teamId), 100);
-      assert.equal(db.select({ n: sql<number>`count(*)` }).from(templates).get()!.n, 4);
+      assert.equal(await balance(db, seeded.teamId), 100);
+      assert.equal(await rowCount(db, 'templates'), 4);
 
       // README: -d "{\"template_id\": \"$TEMPLATE\", \"data\": $(cat examples/invoice/data.json)}"
       const invoice = seeded.templates.find((t) => t.name === 'invoice')!.id;
@@ -200,8 +198,8 @@ describe('demo seed', () => {
     try {
       assert.equal(second.server.seeded, null, 'a second start seeds nothing');
       const db = second.server.services.db;
-      assert.equal(db.select({ n: sql<number>`count(*)` }).from(teams).get()!.n, 1);
-      assert.equal(db.select({ n: sql<number>`count(*)` }).from(templates).get()!.n, 4);
+      assert.equal(await rowCount(db, 'teams'), 1);
+      assert.equal(await rowCount(db, 'templates'), 4);
     } finally {
       await second.close();
     }

@@ -98,8 +98,8 @@ async function transactions(base: string, key: string): Promise<{ delta: number;
 }
 
 test('SIGKILL mid-render: the job killed twice fails for good, refunded once; the sync request is refunded once at restart', async (t) => {
-  const jobTeam = createTeam('poison');
-  const syncTeam = createTeam('sync');
+  const jobTeam = await createTeam('poison');
+  const syncTeam = await createTeam('sync');
   const port = await closedPort();
   const hookPort = await closedPort();
   const base = `http://127.0.0.1:${port}`;

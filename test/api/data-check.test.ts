@@ -23,8 +23,8 @@ async function ledgerRows(apiKey: string): Promise<number> {
 
 for (const path of ['/v1/pdf/create', '/v1/pdf/create-async']) {
   test(`${path}: an each over a string is 400 naming data.<path>, and no credit moves`, async () => {
-    const { teamId, apiKey } = s.team(3);
-    const id = s.template(teamId, ORDERS);
+    const { teamId, apiKey } = await s.team(3);
+    const id = await s.template(teamId, ORDERS);
     const rowsBefore = await ledgerRows(apiKey);
     const res = await s.api('POST', path, apiKey, { template_id: id, data: { orders: [{ number: 'A-1', lines: [] }, { number: 'A-2', lines: 'not a list' }] } });
     assert.equal(res.status, 400);
@@ -38,8 +38,8 @@ for (const path of ['/v1/pdf/create', '/v1/pdf/create-async']) {
 }
 
 test('data nested deeper than the limit is 400 naming data, before any credit moves', async () => {
-  const { teamId, apiKey } = s.team(1);
-  const id = s.template(teamId, { content: [{ text: '{{a}}' }] });
+  const { teamId, apiKey } = await s.team(1);
+  const id = await s.template(teamId, { content: [{ text: '{{a}}' }] });
   let deep: unknown = 'leaf';
   for (let i = 0; i < 500; i++) deep = { d: deep };
   const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { a: 'x', deep } });
@@ -52,8 +52,8 @@ test('data nested deeper than the limit is 400 naming data, before any credit mo
 });
 
 test('data of the right shape still renders and costs one credit', async () => {
-  const { teamId, apiKey } = s.team(2);
-  const id = s.template(teamId, ORDERS);
+  const { teamId, apiKey } = await s.team(2);
+  const id = await s.template(teamId, ORDERS);
   const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, export_type: 'binary', data: { orders: [{ number: 'A-1', lines: [{ name: 'pen' }] }] } });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('x-credits-remaining'), '1');

@@ -77,7 +77,7 @@ test('README, docs/ and the served OpenAPI text cite no internal document', asyn
 });
 
 test('a body without a JSON content type is 415 UNSUPPORTED_MEDIA_TYPE, as documented', async () => {
-  const { apiKey } = s.team(1);
+  const { apiKey } = await s.team(1);
   const res = await s.fetch('/v1/pdf/create', { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'text/plain' }, body: '{"template_id": "x", "data": {}}' });
   assert.equal(res.status, 415);
   const body = (await res.json()) as { code: string; detail: string };

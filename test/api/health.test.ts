@@ -17,8 +17,8 @@ test('GET /healthz answers without a key', async () => {
 });
 
 test('a created team renders a template as binary and pays one credit', async () => {
-  const { teamId, apiKey } = s.team(3);
-  const id = s.template(teamId, { content: [{ text: 'Hello {{name}}' }] });
+  const { teamId, apiKey } = await s.team(3);
+  const id = await s.template(teamId, { content: [{ text: 'Hello {{name}}' }] });
   const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { name: 'Ada' }, export_type: 'binary' });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('x-credits-remaining'), '2');
@@ -37,8 +37,8 @@ test('PLATEN_FONT_DIRS: a missing folder stops start-up naming the variable; an 
   copyFileSync(new URL('../../fonts/NotoSansHebrew-Regular.ttf', import.meta.url), join(dir, 'hebrew-copy.ttf'));
   const t = await startTestServer({ PLATEN_FONT_DIRS: dir });
   try {
-    const { teamId, apiKey } = t.team(2);
-    const id = t.template(teamId, { content: [{ text: 'שלום from a server with a font folder' }] });
+    const { teamId, apiKey } = await t.team(2);
+    const id = await t.template(teamId, { content: [{ text: 'שלום from a server with a font folder' }] });
     const res = await t.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: {}, export_type: 'binary' });
     assert.equal(res.status, 200);
     assert.equal(Buffer.from(await res.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');

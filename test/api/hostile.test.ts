@@ -32,8 +32,8 @@ async function credits(apiKey: string): Promise<number> {
 
 /** Another team's invoice still renders: the server is up and its threads work. */
 async function invoiceStillRenders(): Promise<void> {
-  const { teamId, apiKey } = s.team(1);
-  const id = s.template(teamId, invoice.definition);
+  const { teamId, apiKey } = await s.team(1);
+  const id = await s.template(teamId, invoice.definition);
   const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: invoice.data, export_type: 'binary' });
   assert.equal(res.status, 200);
   assert.equal(Buffer.from(await res.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
@@ -41,7 +41,7 @@ async function invoiceStillRenders(): Promise<void> {
 
 /** POST /v1/templates with `definition`: the 400 and the path of its first fault. */
 async function refusedAtSave(definition: unknown): Promise<string> {
-  const { apiKey } = s.team(1);
+  const { apiKey } = await s.team(1);
   const res = await s.api('POST', '/v1/templates', apiKey, { name: 'hostile', type: 'pdf', definition });
   assert.equal(res.status, 400, 'refused when saved');
   const body = (await res.json()) as { code: string; errors: { path: string }[] };
@@ -67,8 +67,8 @@ test('a template nested 100 deep is refused when saved', async () => {
 });
 
 test('a page bomb (100,000 page breaks from 1 MB of data) fails early with LIMIT_EXCEEDED and is refunded', async () => {
-  const { teamId, apiKey } = s.team(2);
-  const id = s.template(teamId, { content: [{ each: 'items', as: 'i', content: [{ text: '{{i}}' }, { pageBreak: true }] }] });
+  const { teamId, apiKey } = await s.team(2);
+  const id = await s.template(teamId, { content: [{ each: 'items', as: 'i', content: [{ text: '{{i}}' }, { pageBreak: true }] }] });
   const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { items: Array.from({ length: 100_000 }, (_, i) => i) } });
   assert.equal(res.status, 500);
   const body = (await res.json()) as { code: string; render_error: { code: string; message: string } };
@@ -80,8 +80,8 @@ test('a page bomb (100,000 page breaks from 1 MB of data) fails early with LIMIT
 });
 
 test('a 200,000-character word in one placeholder renders, every character on its pages', async () => {
-  const { teamId, apiKey } = s.team(1);
-  const id = s.template(teamId, { content: [{ text: '{{t}}' }] });
+  const { teamId, apiKey } = await s.team(1);
+  const id = await s.template(teamId, { content: [{ text: '{{t}}' }] });
   const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { t: 'w'.repeat(200_000) }, export_type: 'binary' });
   assert.equal(res.status, 200);
   const count = pdfToText(Buffer.from(await res.arrayBuffer())).match(/w/g)?.length ?? 0;
@@ -90,8 +90,8 @@ test('a 200,000-character word in one placeholder renders, every character on it
 });
 
 test('data nested 10,000 deep is 400 naming data, no credit moved', async () => {
-  const { teamId, apiKey } = s.team(1);
-  const id = s.template(teamId, { content: [{ text: '{{a}}' }] });
+  const { teamId, apiKey } = await s.team(1);
+  const id = await s.template(teamId, { content: [{ text: '{{a}}' }] });
   const body = `{"template_id": "${id}", "data": {"a": ${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
   const res = await s.api('POST', '/v1/pdf/create', apiKey, body);
   assert.equal(res.status, 400);

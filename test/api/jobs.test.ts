@@ -29,8 +29,8 @@ async function errorOf(res: Response): Promise<{ code: string; detail: string; e
 
 describe('lifecycle', () => {
   test('create-async answers 202 pending, the job completes with every §2.5 field, and its URL serves the PDF', async () => {
-    const { teamId, apiKey } = s.team(5);
-    const templateId = s.template(teamId, { content: [{ text: 'Invoice for {{customer.name}}' }, { text: 'Total {{total}}' }] });
+    const { teamId, apiKey } = await s.team(5);
+    const templateId = await s.template(teamId, { content: [{ text: 'Invoice for {{customer.name}}' }, { text: 'Total {{total}}' }] });
     const before = Date.now();
     const res = await s.api('POST', '/v1/pdf/create-async', apiKey, {
       template_id: templateId,
@@ -96,14 +96,14 @@ describe('lifecycle', () => {
     assert.match(text, /Total 1234\.50/);
 
     // One credit taken, once, with the job's id on the ledger row.
-    assert.equal(balance(s, teamId), 4);
-    const rows = ledger(s, teamId).filter((r) => r.job_id === id);
+    assert.equal(await balance(s, teamId), 4);
+    const rows = (await ledger(s, teamId)).filter((r) => r.job_id === id);
     assert.deepEqual(rows.map((r) => [r.delta, r.reason, r.balance_after]), [[-1, 'generation', 4]]);
   });
 
   test('defaults: filename "document", a URL valid for 86400 s', async () => {
-    const { teamId, apiKey } = s.team(1);
-    const templateId = s.template(teamId, { content: [{ text: 'Hi' }] });
+    const { teamId, apiKey } = await s.team(1);
+    const templateId = await s.template(teamId, { content: [{ text: 'Hi' }] });
     const { job_id, credits_remaining } = await createJob(s, apiKey, { template_id: templateId, data: {} });
     assert.equal(credits_remaining, 0);
     const job = await waitForJob(s, apiKey, job_id);
@@ -115,8 +115,8 @@ describe('lifecycle', () => {
   });
 
   test('a failing render ends failed with an error code and message, and the credit is refunded', async () => {
-    const { teamId, apiKey } = s.team(2);
-    const templateId = s.template(teamId, BROKEN_IMAGE);
+    const { teamId, apiKey } = await s.team(2);
+    const templateId = await s.template(teamId, BROKEN_IMAGE);
     const { job_id, credits_remaining } = await createJob(s, apiKey, { template_id: templateId, data: BROKEN_DATA });
     assert.equal(credits_remaining, 1);
     const job = await waitForJob(s, apiKey, job_id);
@@ -130,8 +130,8 @@ describe('lifecycle', () => {
     assert.equal(job.result_s3_bucket, null);
     assert.equal(job.result_s3_key, null);
 
-    assert.equal(balance(s, teamId), 2, 'balance back where it was');
-    const rows = ledger(s, teamId).filter((r) => r.job_id === job_id);
+    assert.equal(await balance(s, teamId), 2, 'balance back where it was');
+    const rows = (await ledger(s, teamId)).filter((r) => r.job_id === job_id);
     assert.deepEqual(
       rows.map((r) => [r.delta, r.reason, r.balance_after]),
       [
@@ -147,8 +147,8 @@ describe('lifecycle', () => {
 
 describe('template versions', () => {
   test('version selects a snapshot; the definition is fixed when the job is queued', async () => {
-    const { teamId, apiKey } = s.team(10);
-    const templateId = s.template(teamId, { content: [{ text: 'V1 text for {{name}}' }] });
+    const { teamId, apiKey } = await s.team(10);
+    const templateId = await s.template(teamId, { content: [{ text: 'V1 text for {{name}}' }] });
     const v = await s.api('POST', `/v1/templates/${templateId}/versions`, apiKey, { tag: 'stable' });
     assert.equal(v.status, 201);
     const edit = await s.api('PUT', `/v1/templates/${templateId}`, apiKey, { definition: { content: [{ text: 'DRAFT text for {{name}}' }] } });
@@ -165,8 +165,8 @@ describe('template versions', () => {
     const draftText = await textOf(await waitForJob(s, apiKey, draft.job_id));
     assert.match(draftText, /DRAFT text for Ada/);
 
-    const jobsBefore = jobCount(s, teamId);
-    const creditsBefore = balance(s, teamId);
+    const jobsBefore = await jobCount(s, teamId);
+    const creditsBefore = await balance(s, teamId);
     for (const version of ['2', 'nope']) {
       const res = await s.api('POST', '/v1/pdf/create-async', apiKey, { template_id: templateId, data: {}, version });
       assert.equal(res.status, 404, `version ${version}`);
@@ -177,8 +177,8 @@ describe('template versions', () => {
     const s3 = await s.api('POST', '/v1/pdf/create-async', apiKey, { template_id: templateId, data: {}, store_s3: true });
     assert.equal(s3.status, 400);
     assert.equal((await errorOf(s3)).code, 'S3_INTEGRATION_MISSING');
-    assert.equal(jobCount(s, teamId), jobsBefore, 'no job for a refused request');
-    assert.equal(balance(s, teamId), creditsBefore, 'no credit for a refused request');
+    assert.equal(await jobCount(s, teamId), jobsBefore, 'no job for a refused request');
+    assert.equal(await balance(s, teamId), creditsBefore, 'no credit for a refused request');
   });
 });
 
@@ -186,16 +186,16 @@ describe('create-async refusals cost nothing and create no job', () => {
   let teamId: string;
   let apiKey: string;
   let templateId: string;
-  before(() => {
-    ({ teamId, apiKey } = s.team(50));
-    templateId = s.template(teamId, { content: [{ text: 'Hello {{name}}' }] });
+  before(async () => {
+    ({ teamId, apiKey } = await s.team(50));
+    templateId = await s.template(teamId, { content: [{ text: 'Hello {{name}}' }] });
   });
 
   /** Send `body`, expect `status` (and `code`, `path`), and check nothing was queued or charged. */
   async function refused(body: unknown, status: number, code: string, path?: string, key = apiKey): Promise<void> {
-    const jobsBefore = jobCount(s, teamId);
-    const creditsBefore = balance(s, teamId);
-    const ledgerBefore = ledger(s, teamId).length;
+    const jobsBefore = await jobCount(s, teamId);
+    const creditsBefore = await balance(s, teamId);
+    const ledgerBefore = (await ledger(s, teamId)).length;
     const res = await s.api('POST', '/v1/pdf/create-async', key, body);
     const err = await errorOf(res);
     assert.equal(res.status, status, `${JSON.stringify(body).slice(0, 200)} -> ${res.status} ${JSON.stringify(err)}`);
@@ -203,9 +203,9 @@ describe('create-async refusals cost nothing and create no job', () => {
     if (path !== undefined) {
       assert.ok(err.errors?.some((e) => e.path === path), `an error with path ${path}: ${JSON.stringify(err.errors)}`);
     }
-    assert.equal(jobCount(s, teamId), jobsBefore, 'no job was created');
-    assert.equal(balance(s, teamId), creditsBefore, 'no credit was taken');
-    assert.equal(ledger(s, teamId).length, ledgerBefore, 'nothing on the ledger');
+    assert.equal(await jobCount(s, teamId), jobsBefore, 'no job was created');
+    assert.equal(await balance(s, teamId), creditsBefore, 'no credit was taken');
+    assert.equal((await ledger(s, teamId)).length, ledgerBefore, 'nothing on the ledger');
   }
 
   async function accepted(extra: Record<string, unknown>): Promise<JobJson> {
@@ -262,37 +262,37 @@ describe('create-async refusals cost nothing and create no job', () => {
 
   test('unknown template 404, another team\'s 403, image template 400, no key 401', async () => {
     await refused({ template_id: 'ZZZZZZZZZZZZ', data: {} }, 404, 'TEMPLATE_NOT_FOUND');
-    const other = s.team(5);
-    const othersTemplate = s.template(other.teamId, { content: [{ text: 'theirs' }] });
+    const other = await s.team(5);
+    const othersTemplate = await s.template(other.teamId, { content: [{ text: 'theirs' }] });
     await refused({ template_id: othersTemplate, data: {} }, 403, 'FORBIDDEN');
-    assert.equal(jobCount(s, other.teamId), 0);
-    assert.equal(balance(s, other.teamId), 5);
-    const image = s.template(teamId, { content: [{ text: 'img' }] }, 'image');
+    assert.equal(await jobCount(s, other.teamId), 0);
+    assert.equal(await balance(s, other.teamId), 5);
+    const image = await s.template(teamId, { content: [{ text: 'img' }] }, 'image');
     await refused({ template_id: image, data: {} }, 400, 'BAD_REQUEST');
     await refused({ template_id: templateId, data: {} }, 401, 'UNAUTHORIZED', undefined, 'pk_not_a_real_key');
   });
 
   test('a team with 0 credits gets 402 INSUFFICIENT_CREDITS and no job', async () => {
-    const poor = s.team(0);
-    const t = s.template(poor.teamId, { content: [{ text: 'x' }] });
+    const poor = await s.team(0);
+    const t = await s.template(poor.teamId, { content: [{ text: 'x' }] });
     const res = await s.api('POST', '/v1/pdf/create-async', poor.apiKey, { template_id: t, data: {} });
     assert.equal(res.status, 402);
     assert.equal((await errorOf(res)).code, 'INSUFFICIENT_CREDITS');
-    assert.equal(jobCount(s, poor.teamId), 0);
-    assert.equal(balance(s, poor.teamId), 0);
-    assert.deepEqual(ledger(s, poor.teamId), []);
+    assert.equal(await jobCount(s, poor.teamId), 0);
+    assert.equal(await balance(s, poor.teamId), 0);
+    assert.deepEqual(await ledger(s, poor.teamId), []);
     const list = (await (await s.api('GET', '/v1/pdf/jobs', poor.apiKey)).json()) as { total: number };
     assert.equal(list.total, 0);
   });
 
   test('the last credit buys exactly one job', async () => {
-    const one = s.team(1);
-    const t = s.template(one.teamId, { content: [{ text: 'x' }] });
+    const one = await s.team(1);
+    const t = await s.template(one.teamId, { content: [{ text: 'x' }] });
     const results = await Promise.all([1, 2, 3, 4].map(() => s.api('POST', '/v1/pdf/create-async', one.apiKey, { template_id: t, data: {} })));
     const statuses = results.map((r) => r.status).sort();
     assert.deepEqual(statuses, [202, 402, 402, 402]);
-    assert.equal(jobCount(s, one.teamId), 1);
-    assert.equal(balance(s, one.teamId), 0);
+    assert.equal(await jobCount(s, one.teamId), 1);
+    assert.equal(await balance(s, one.teamId), 0);
   });
 });
 
@@ -315,17 +315,17 @@ describe('the job list and job lookups', () => {
   }
 
   before(async () => {
-    a = s.team(20);
-    b = s.team(20);
-    const good = s.template(a.teamId, { content: [{ text: 'job {{n}}' }] });
-    const bad = s.template(a.teamId, BROKEN_IMAGE);
+    a = await s.team(20);
+    b = await s.team(20);
+    const good = await s.template(a.teamId, { content: [{ text: 'job {{n}}' }] });
+    const bad = await s.template(a.teamId, BROKEN_IMAGE);
     for (let n = 0; n < 6; n++) {
       const body = n === 2 ? { template_id: bad, data: BROKEN_DATA } : { template_id: good, data: { n } };
       ids.push((await createJob(s, a.apiKey, body)).job_id);
     }
     failedId = ids[2];
     for (const id of ids) await waitForJob(s, a.apiKey, id);
-    const bTemplate = s.template(b.teamId, { content: [{ text: 'b' }] });
+    const bTemplate = await s.template(b.teamId, { content: [{ text: 'b' }] });
     await waitForJob(s, b.apiKey, (await createJob(s, b.apiKey, { template_id: bTemplate, data: {} })).job_id);
   });
 
@@ -440,8 +440,8 @@ describe('the job list and job lookups', () => {
 
 describe('newest-first order of jobs created in quick succession', () => {
   test('jobs created one after another list in exactly the reverse order', async () => {
-    const { teamId, apiKey } = s.team(40);
-    const t = s.template(teamId, { content: [{ text: 'x' }] });
+    const { teamId, apiKey } = await s.team(40);
+    const t = await s.template(teamId, { content: [{ text: 'x' }] });
     const ids: string[] = [];
     for (let n = 0; n < 30; n++) ids.push((await createJob(s, apiKey, { template_id: t, data: {} })).job_id);
     const page = (await (await s.api('GET', '/v1/pdf/jobs?limit=100', apiKey)).json()) as { jobs: JobJson[] };

@@ -13,8 +13,8 @@ after(async () => {
 });
 
 test('PLATEN_MAX_PAGES=2: a three-page document fails with LIMIT_EXCEEDED and is refunded; two pages render', async () => {
-  const { teamId, apiKey } = s.team(2);
-  const id = s.template(teamId, { content: [{ each: 'pages', as: 'p', content: [{ text: 'page {{p}}' }, { pageBreak: true }] }] });
+  const { teamId, apiKey } = await s.team(2);
+  const id = await s.template(teamId, { content: [{ each: 'pages', as: 'p', content: [{ text: 'page {{p}}' }, { pageBreak: true }] }] });
   const three = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { pages: [1, 2, 3] } });
   assert.equal(three.status, 500);
   assert.equal(((await three.json()) as { render_error: { code: string } }).render_error.code, 'LIMIT_EXCEEDED');
@@ -24,8 +24,8 @@ test('PLATEN_MAX_PAGES=2: a three-page document fails with LIMIT_EXCEEDED and is
 });
 
 test('PLATEN_MAX_DATA_DEPTH=3: data four levels deep is 400 naming data', async () => {
-  const { teamId, apiKey } = s.team(1);
-  const id = s.template(teamId, { content: [{ text: '{{a.b}}' }] });
+  const { teamId, apiKey } = await s.team(1);
+  const id = await s.template(teamId, { content: [{ text: '{{a.b}}' }] });
   const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { a: { b: { c: { d: 1 } } } } });
   assert.equal(res.status, 400);
   assert.match(((await res.json()) as { errors: { path: string }[] }).errors[0].path, /^data/);

@@ -9,7 +9,6 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import { generatedFiles } from '../../db/schema.ts';
 import { FileStore } from '../../src/services/files.ts';
 import { createApiKey, revokeApiKeys } from '../../src/services/keys.ts';
 import { balance, expectError, expectValidationError, ledger, startUrlServer } from '../helpers/api.ts';
@@ -25,8 +24,8 @@ let tpl: string;
 
 before(async () => {
   s = await startUrlServer();
-  team = s.team(1000);
-  tpl = s.template(team.teamId, TINY);
+  team = await s.team(1000);
+  tpl = await s.template(team.teamId, TINY);
 });
 after(async () => {
   await s.close();
@@ -167,21 +166,21 @@ describe('§2.1 field bounds, both sides', () => {
     }
   });
 
-  test('refused requests cost nothing: the balance only fell by the successful renders', () => {
-    const rows = ledger(s.server.services.db, team.teamId);
+  test('refused requests cost nothing: the balance only fell by the successful renders', async () => {
+    const rows = await ledger(s.server.services.db, team.teamId);
     const generations = rows.filter((r) => r.reason === 'generation').length;
     const refunds = rows.filter((r) => r.reason === 'refund').length;
     assert.equal(refunds, 0);
-    assert.equal(balance(s.server.services.db, team.teamId), 1000 - generations);
+    assert.equal(await balance(s.server.services.db, team.teamId), 1000 - generations);
   });
 });
 
 describe('§7.1 every status', () => {
   test('400 BAD_REQUEST for an image template, no credit taken', async () => {
-    const t = s.team(3);
-    const image = s.template(t.teamId, { content: [{ text: 'x' }] }, 'image');
+    const t = await s.team(3);
+    const image = await s.template(t.teamId, { content: [{ text: 'x' }] }, 'image');
     await expectError(await create({ template_id: image, data: {} }, t.apiKey), 400, 'BAD_REQUEST');
-    assert.equal(balance(s.server.services.db, t.teamId), 3);
+    assert.equal(await balance(s.server.services.db, t.teamId), 3);
   });
 
   test('401 UNAUTHORIZED: missing key, empty key, unknown key', async () => {
@@ -194,43 +193,43 @@ describe('§7.1 every status', () => {
   });
 
   test('401 UNAUTHORIZED for a revoked key (revoked by its display prefix); the team\'s other keys still work', async () => {
-    const t = s.team(5);
-    const { apiKey: spare } = createApiKey(s.server.services.db, t.teamId);
-    const own = s.template(t.teamId, TINY);
+    const t = await s.team(5);
+    const { apiKey: spare } = await createApiKey(s.server.services.db, t.teamId);
+    const own = await s.template(t.teamId, TINY);
     const ok = await create({ template_id: own, data: { name: 'A' }, export_type: 'binary' }, t.apiKey);
     assert.equal(ok.status, 200);
     await ok.arrayBuffer();
     // The display prefix stored for the key is its first 11 characters ("pk_" + 8).
-    assert.equal(revokeApiKeys(s.server.services.db, t.apiKey.slice(0, 11)), 1, 'exactly the one key is revoked');
+    assert.equal(await revokeApiKeys(s.server.services.db, t.apiKey.slice(0, 11)), 1, 'exactly the one key is revoked');
     await expectError(await create({ template_id: own, data: { name: 'A' }, export_type: 'binary' }, t.apiKey), 401, 'UNAUTHORIZED');
-    assert.equal(balance(s.server.services.db, t.teamId), 4, 'the refused call cost nothing');
+    assert.equal(await balance(s.server.services.db, t.teamId), 4, 'the refused call cost nothing');
     const still = await create({ template_id: own, data: { name: 'A' }, export_type: 'binary' }, spare);
     assert.equal(still.status, 200, 'another key of the team is not revoked');
     await still.arrayBuffer();
   });
 
   test('402 INSUFFICIENT_CREDITS at 0 credits; nothing is written to the ledger', async () => {
-    const t = s.team(0);
-    const own = s.template(t.teamId, TINY);
+    const t = await s.team(0);
+    const own = await s.template(t.teamId, TINY);
     await expectError(await create({ template_id: own, data: { name: 'A' } }, t.apiKey), 402, 'INSUFFICIENT_CREDITS');
     await expectError(await create({ template_id: own, data: { name: 'A' }, export_type: 'binary' }, t.apiKey), 402, 'INSUFFICIENT_CREDITS');
-    assert.equal(balance(s.server.services.db, t.teamId), 0);
-    assert.deepEqual(ledger(s.server.services.db, t.teamId), []);
+    assert.equal(await balance(s.server.services.db, t.teamId), 0);
+    assert.deepEqual(await ledger(s.server.services.db, t.teamId), []);
   });
 
   test('403 FORBIDDEN for another team\'s template; 404 TEMPLATE_NOT_FOUND for an unknown id', async () => {
-    const other = s.team(5);
+    const other = await s.team(5);
     const body = await expectError(await create({ template_id: tpl, data: {} }, other.apiKey), 403, 'FORBIDDEN');
     assert.ok(!JSON.stringify(body).includes('Hello'), 'nothing of the template leaks');
     await expectError(await create({ template_id: 'AAAAAAAAAAAA', data: {} }, other.apiKey), 404, 'TEMPLATE_NOT_FOUND');
-    assert.equal(balance(s.server.services.db, other.teamId), 5);
+    assert.equal(await balance(s.server.services.db, other.teamId), 5);
   });
 
   test('429 RATE_LIMIT_EXCEEDED with RateLimit-* and Retry-After headers; the limit is per key', async () => {
     const r = await startUrlServer({ env: { PLATEN_RATE_LIMIT: '5' } });
     try {
-      const t = r.team(20);
-      const own = r.template(t.teamId, TINY);
+      const t = await r.team(20);
+      const own = await r.template(t.teamId, TINY);
       const req = (key: string) => r.api('POST', '/v1/pdf/create', key, { template_id: own, data: { name: 'A' }, export_type: 'binary' });
       const remaining: string[] = [];
       for (let i = 0; i < 5; i++) {
@@ -252,10 +251,10 @@ describe('§7.1 every status', () => {
       const retry = Number(limited.headers.get('retry-after'));
       assert.ok(Number.isInteger(retry) && retry >= 1 && retry <= 60, `Retry-After ${retry}`);
       await expectError(limited, 429, 'RATE_LIMIT_EXCEEDED');
-      assert.equal(balance(r.server.services.db, t.teamId), 15, 'a refused request costs nothing');
+      assert.equal(await balance(r.server.services.db, t.teamId), 15, 'a refused request costs nothing');
 
       // Another key (even of the same team) has its own window.
-      const { apiKey: second } = createApiKey(r.server.services.db, t.teamId);
+      const { apiKey: second } = await createApiKey(r.server.services.db, t.teamId);
       const other = await req(second);
       assert.equal(other.status, 200);
       assert.equal(other.headers.get('ratelimit-remaining'), '4');
@@ -278,14 +277,14 @@ describe('§7.1 every status', () => {
   });
 
   test('500 INTERNAL_ERROR when rendering fails; the credit is refunded (-1 generation, +1 refund)', async () => {
-    const t = s.team(4);
-    const own = s.template(t.teamId, { content: [{ image: '{{logo}}' }] });
+    const t = await s.team(4);
+    const own = await s.template(t.teamId, { content: [{ image: '{{logo}}' }] });
     const body = await expectError(await create({ template_id: own, data: { logo: 'data:image/png;base64,AAAA' } }, t.apiKey), 500, 'INTERNAL_ERROR');
     assert.match(body.detail, /refund/i);
     const bin = await expectError(await create({ template_id: own, data: { logo: 'data:image/png;base64,AAAA' }, export_type: 'binary' }, t.apiKey), 500, 'INTERNAL_ERROR');
     assert.equal(typeof bin.detail, 'string');
-    assert.equal(balance(s.server.services.db, t.teamId), 4, 'balance unchanged');
-    const rows = ledger(s.server.services.db, t.teamId).map((r) => [r.reason, r.delta, r.balanceAfter]);
+    assert.equal(await balance(s.server.services.db, t.teamId), 4, 'balance unchanged');
+    const rows = (await ledger(s.server.services.db, t.teamId)).map((r) => [r.reason, r.delta, r.balanceAfter]);
     assert.deepEqual(rows, [
       ['grant', 4, 4],
       ['generation', -1, 3],
@@ -315,14 +314,14 @@ describe('§7.1 every status', () => {
 
 describe('§2.3 URL and binary export', () => {
   test('URL export: JSON {url, filename, credits_remaining, expires_in}; the URL downloads without a key', async () => {
-    const t = s.team(3);
-    const own = s.template(t.teamId, TINY);
+    const t = await s.team(3);
+    const own = await s.template(t.teamId, TINY);
     const body = await expectUrlResult(await create({ template_id: own, data: { name: 'Grace Hopper' }, filename: 'letter' }, t.apiKey));
     assert.equal(body.filename, 'letter.pdf');
     assert.equal(body.credits_remaining, 2);
     assert.equal(body.expires_in, 86400);
     assert.ok(body.url.startsWith(`${s.server.services.config.cdnUrl}/`), `${body.url} is under {cdn_url}`);
-    assert.equal(balance(s.server.services.db, t.teamId), 2);
+    assert.equal(await balance(s.server.services.db, t.teamId), 2);
 
     const res = await fetch(body.url);
     assert.equal(res.status, 200);
@@ -368,9 +367,9 @@ describe('§2.3 URL and binary export', () => {
     const body = await expectUrlResult(await createWith({ expiration: 60, filename: 'short' }));
     const p = parts(body.url);
     const files = s.server.services.files;
-    assert.ok(files.resolve(p.id, p.filename, p.expires, p.signature), 'valid now');
-    assert.equal(files.resolve(p.id, p.filename, p.expires, p.signature, new Date(Date.now() + 61_000)), null, 'expired 61 s later');
-    assert.equal(files.resolve(p.id, p.filename, p.expires, p.signature, new Date(Number(p.expires) * 1000)), null, 'expired at the instant it names');
+    assert.ok(await files.resolve(p.id, p.filename, p.expires, p.signature), 'valid now');
+    assert.equal(await files.resolve(p.id, p.filename, p.expires, p.signature, new Date(Date.now() + 61_000)), null, 'expired 61 s later');
+    assert.equal(await files.resolve(p.id, p.filename, p.expires, p.signature, new Date(Number(p.expires) * 1000)), null, 'expired at the instant it names');
 
     const past = files.signedUrl(p.id, p.filename, Math.floor(Date.now() / 1000) - 1);
     const res = await fetch(past);
@@ -380,8 +379,8 @@ describe('§2.3 URL and binary export', () => {
   });
 
   test('binary export: application/pdf, attachment "<template_id>.pdf", X-Credits-Remaining; filename, expiration and S3 options ignored', async () => {
-    const t = s.team(5);
-    const own = s.template(t.teamId, TINY);
+    const t = await s.team(5);
+    const own = await s.template(t.teamId, TINY);
     const res = await create({ template_id: own, data: { name: 'Binary Bob' }, export_type: 'binary', filename: 'ignored', expiration: 60 }, t.apiKey);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/pdf/);
@@ -402,8 +401,8 @@ describe('§2.3 URL and binary export', () => {
 
 describe('credits under concurrency', () => {
   test('50 concurrent creates against 20 credits: exactly 20 succeed, 30 get 402, balance 0, 20 debits, no refunds', async () => {
-    const t = s.team(20);
-    const own = s.template(t.teamId, TINY);
+    const t = await s.team(20);
+    const own = await s.template(t.teamId, TINY);
     const results = await Promise.all(
       Array.from({ length: 50 }, async (_, i) => {
         const res = await create({ template_id: own, data: { name: `n${i}` }, export_type: 'binary' }, t.apiKey);
@@ -424,8 +423,8 @@ describe('credits under concurrency', () => {
     );
 
     const db = s.server.services.db;
-    assert.equal(balance(db, t.teamId), 0);
-    const rows = ledger(db, t.teamId);
+    assert.equal(await balance(db, t.teamId), 0);
+    const rows = await ledger(db, t.teamId);
     assert.equal(rows.filter((r) => r.reason === 'generation').length, 20);
     assert.ok(rows.filter((r) => r.reason === 'generation').every((r) => r.delta === -1));
     assert.equal(rows.filter((r) => r.reason === 'refund').length, 0);
@@ -436,25 +435,29 @@ describe('credits under concurrency', () => {
 
 describe('files.save: nothing lost or orphaned', () => {
   const PDF = Buffer.from('%PDF-1.7 test\n');
-  const rowsOf = (teamId: string) => s.server.services.db.select().from(generatedFiles).where(eq(generatedFiles.teamId, teamId)).all();
+  const rowsOf = (teamId: string) => {
+    const { orm, t: { generatedFiles } } = s.server.services.db;
+    return orm.select().from(generatedFiles).where(eq(generatedFiles.teamId, teamId));
+  };
 
-  test('a row that cannot be written (its team is gone) leaves no file on disk', () => {
+  test('a row that cannot be written (its team is gone) leaves no file on disk', async () => {
     const dir = join(s.dataDir, 'files');
     const before = readdirSync(dir).sort();
-    assert.throws(() => s.server.services.files.save('no-such-team', 'orphan.pdf', PDF, 60), /FOREIGN KEY/);
+    // SQLite says "FOREIGN KEY constraint failed", PostgreSQL "violates foreign key constraint".
+    await assert.rejects(() => s.server.services.files.save('no-such-team', 'orphan.pdf', PDF, 60), (e: Error) => /foreign key/i.test(String((e.cause as Error | undefined)?.message ?? e.message)));
     assert.deepEqual(readdirSync(dir).sort(), before, 'no file (or .tmp) was left behind');
   });
 
-  test('a file that cannot be written leaves no row', () => {
-    const t = s.team(1);
+  test('a file that cannot be written leaves no row', async () => {
+    const t = await s.team(1);
     const dataDir = mkdtempSync(join(tmpdir(), 'platen-files-'));
     try {
       const store = new FileStore(s.server.services.db, dataDir, { cdnUrl: 'http://localhost/cdn' }, 'k'.repeat(40));
-      assert.ok(store.save(t.teamId, 'ok.pdf', PDF, 60).url);
-      assert.equal(rowsOf(t.teamId).length, 1);
+      assert.ok((await store.save(t.teamId, 'ok.pdf', PDF, 60)).url);
+      assert.equal((await rowsOf(t.teamId)).length, 1);
       rmSync(join(dataDir, 'files'), { recursive: true });
-      assert.throws(() => store.save(t.teamId, 'lost.pdf', PDF, 60), /ENOENT/);
-      assert.deepEqual(rowsOf(t.teamId).map((r) => r.filename), ['ok.pdf'], 'no row for the file that was not written');
+      await assert.rejects(() => store.save(t.teamId, 'lost.pdf', PDF, 60), /ENOENT/);
+      assert.deepEqual((await rowsOf(t.teamId)).map((r) => r.filename), ['ok.pdf'], 'no row for the file that was not written');
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
@@ -467,20 +470,20 @@ describe('sweeper', () => {
     const long = parts((await expectUrlResult(await createWith({ expiration: 3600, filename: 'later' }))).url);
     const db = s.server.services.db;
     const fileOf = (id: string) => join(s.dataDir, 'files', `${id}.pdf`);
-    const rowOf = (id: string) => db.select().from(generatedFiles).where(eq(generatedFiles.id, id)).get();
+    const rowOf = async (id: string) => (await db.orm.select().from(db.t.generatedFiles).where(eq(db.t.generatedFiles.id, id)))[0];
     assert.ok(existsSync(fileOf(short.id)) && existsSync(fileOf(long.id)), 'both files are on disk');
-    assert.ok(rowOf(short.id) && rowOf(long.id));
+    assert.ok((await rowOf(short.id)) && (await rowOf(long.id)));
 
     // Before the expiry nothing of the two goes.
-    s.server.services.files.sweep(new Date(Date.now() + 30_000));
-    assert.ok(existsSync(fileOf(short.id)) && rowOf(short.id), 'unexpired file kept');
+    await s.server.services.files.sweep(new Date(Date.now() + 30_000));
+    assert.ok(existsSync(fileOf(short.id)) && (await rowOf(short.id)), 'unexpired file kept');
 
-    const deleted = s.server.services.files.sweep(new Date(Date.now() + 120_000));
+    const deleted = await s.server.services.files.sweep(new Date(Date.now() + 120_000));
     assert.ok(deleted >= 1);
     assert.equal(existsSync(fileOf(short.id)), false, 'expired file deleted from disk');
-    assert.equal(rowOf(short.id), undefined, 'expired row deleted');
+    assert.equal(await rowOf(short.id), undefined, 'expired row deleted');
     assert.ok(existsSync(fileOf(long.id)), 'unexpired file kept on disk');
-    assert.ok(rowOf(long.id), 'unexpired row kept');
+    assert.ok(await rowOf(long.id), 'unexpired row kept');
 
     const res = await fetch(long.u.href);
     assert.equal(res.status, 200, 'the kept file still downloads');

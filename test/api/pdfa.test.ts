@@ -16,8 +16,8 @@ after(async () => {
 });
 
 test('sync create with pdf_variant "pdf/a-2b" answers a conformant PDF/A-2b', async () => {
-  const { teamId, apiKey } = s.team(3);
-  const id = s.template(teamId, TEMPLATE);
+  const { teamId, apiKey } = await s.team(3);
+  const id = await s.template(teamId, TEMPLATE);
   const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { name: 'Zoë' }, export_type: 'binary', pdf_variant: 'pdf/a-2b' });
   assert.equal(res.status, 200);
   const result = await checkPdfa(Buffer.from(await res.arrayBuffer()), 2);
@@ -26,8 +26,8 @@ test('sync create with pdf_variant "pdf/a-2b" answers a conformant PDF/A-2b', as
 });
 
 test('an async job with pdf_variant "pdf/a-1b" produces a conformant PDF/A-1b behind its URL', async () => {
-  const { teamId, apiKey } = s.team(3);
-  const id = s.template(teamId, TEMPLATE);
+  const { teamId, apiKey } = await s.team(3);
+  const id = await s.template(teamId, TEMPLATE);
   const res = await s.api('POST', '/v1/pdf/create-async', apiKey, { template_id: id, data: { name: 'Zoë' }, pdf_variant: 'pdf/a-1b' });
   assert.equal(res.status, 202);
   const { job_id } = (await res.json()) as { job_id: string };
@@ -43,8 +43,8 @@ test('an async job with pdf_variant "pdf/a-1b" produces a conformant PDF/A-1b be
 });
 
 test('a PDF/A conflict fails the render and refunds the credit', async () => {
-  const { teamId, apiKey } = s.team(2);
-  const id = s.template(teamId, { content: [{ text: 'kanji 漢' }] });
+  const { teamId, apiKey } = await s.team(2);
+  const id = await s.template(teamId, { content: [{ text: 'kanji 漢' }] });
   const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: {}, export_type: 'binary', pdf_variant: 'pdf/a-3b' });
   assert.equal(res.status, 500);
   const body = (await res.json()) as { code: string; render_error: { code: string } };

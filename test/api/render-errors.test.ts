@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expectError } from '../helpers/api.ts';
+import { expectError, rowCount } from '../helpers/api.ts';
 import { balance, createJob, waitForJob } from '../helpers/jobs.ts';
 
 // Bytes that are no PNG or JPEG: the engine refuses the image at content[1].image.
@@ -19,25 +19,25 @@ before(async () => {
 after(() => s.close());
 
 test('sync: 500 INTERNAL_ERROR with render_error {code, message, path} of the engine, refunded', async () => {
-  const { teamId, apiKey } = s.team(3);
-  const template = s.template(teamId, BAD_IMAGE);
+  const { teamId, apiKey } = await s.team(3);
+  const template = await s.template(teamId, BAD_IMAGE);
   const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: template, data: {} });
   const body = (await expectError(res, 500, 'INTERNAL_ERROR')) as unknown as { detail: string; render_error: { code: string; message: string; path: string | null } };
   assert.equal(body.render_error.code, 'IMAGE_INVALID');
   assert.equal(body.render_error.path, 'content[1].image');
   assert.match(body.render_error.message, /^content\[1\]\.image: image data is not a PNG or JPEG/);
   assert.match(body.detail, /refunded/);
-  assert.equal(balance(s, teamId), 3);
-  assert.equal((s.server.services.db.$client.prepare('SELECT count(*) AS n FROM pending_sync_debits').get() as { n: number }).n, 0);
+  assert.equal(await balance(s, teamId), 3);
+  assert.equal(await rowCount(s.server.services.db, 'pendingSyncDebits'), 0);
 });
 
 test('async: the job fails with the engine code and message, refunded', async () => {
-  const { teamId, apiKey } = s.team(3);
-  const template = s.template(teamId, BAD_IMAGE);
+  const { teamId, apiKey } = await s.team(3);
+  const template = await s.template(teamId, BAD_IMAGE);
   const { job_id } = await createJob(s, apiKey, { template_id: template, data: {} });
   const job = await waitForJob(s, apiKey, job_id);
   assert.equal(job.status, 'failed');
   assert.equal(job.error_code, 'IMAGE_INVALID');
   assert.match(job.error_message ?? '', /^content\[1\]\.image: image data is not a PNG or JPEG/);
-  assert.equal(balance(s, teamId), 3);
+  assert.equal(await balance(s, teamId), 3);
 });

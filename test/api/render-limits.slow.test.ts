@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expectError } from '../helpers/api.ts';
+import { expectError, rowCount } from '../helpers/api.ts';
 import { balance, createJob, ledger, waitForJob } from '../helpers/jobs.ts';
 import { SLOW_DEFINITION, slowDocumentData } from '../helpers/slow-document.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -47,8 +47,8 @@ async function expectInvoice(s: TestServer, apiKey: string, template: string): P
   assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
 }
 
-function pendingSyncDebits(s: TestServer): number {
-  return (s.server.services.db.$client.prepare('SELECT count(*) AS n FROM pending_sync_debits').get() as { n: number }).n;
+function pendingSyncDebits(s: TestServer): Promise<number> {
+  return rowCount(s.server.services.db, 'pendingSyncDebits');
 }
 
 describe('a render past PLATEN_RENDER_TIMEOUT_MS', () => {
@@ -60,15 +60,15 @@ describe('a render past PLATEN_RENDER_TIMEOUT_MS', () => {
   after(() => s.close());
 
   test('sync: 500 with render_error RENDER_TIMEOUT, refunded; the next invoice renders', async () => {
-    const { teamId, apiKey } = s.team(5);
-    const slow = s.template(teamId, SLOW_DEFINITION);
-    const invoice = s.template(teamId, INVOICE);
+    const { teamId, apiKey } = await s.team(5);
+    const slow = await s.template(teamId, SLOW_DEFINITION);
+    const invoice = await s.template(teamId, INVOICE);
     await expectInvoice(s, apiKey, invoice);
     const body = await expectRenderFailure(s, apiKey, slow, 'RENDER_TIMEOUT');
     assert.match(body.render_error.message, /2000 ms/);
-    assert.equal(balance(s, teamId), 4, 'the invoice paid, the stopped render refunded');
+    assert.equal(await balance(s, teamId), 4, 'the invoice paid, the stopped render refunded');
     assert.deepEqual(
-      ledger(s, teamId).map((r) => [r.reason, r.delta]),
+      (await ledger(s, teamId)).map((r) => [r.reason, r.delta]),
       [
         ['grant', 5],
         ['generation', -1],
@@ -76,29 +76,29 @@ describe('a render past PLATEN_RENDER_TIMEOUT_MS', () => {
         ['refund', 1],
       ],
     );
-    assert.equal(pendingSyncDebits(s), 0, 'no debit left pending');
+    assert.equal(await pendingSyncDebits(s), 0, 'no debit left pending');
     await expectInvoice(s, apiKey, invoice);
     await expectInvoice(s, apiKey, invoice);
   });
 
   test('async: the job fails with error_code RENDER_TIMEOUT and is refunded', async () => {
-    const { teamId, apiKey } = s.team(3);
-    const slow = s.template(teamId, SLOW_DEFINITION);
+    const { teamId, apiKey } = await s.team(3);
+    const slow = await s.template(teamId, SLOW_DEFINITION);
     const { job_id } = await createJob(s, apiKey, { template_id: slow, data: SLOW_DATA });
     const job = await waitForJob(s, apiKey, job_id, 60_000);
     assert.equal(job.status, 'failed');
     assert.equal(job.error_code, 'RENDER_TIMEOUT');
     assert.match(job.error_message ?? '', /2000 ms/);
-    assert.equal(balance(s, teamId), 3);
+    assert.equal(await balance(s, teamId), 3);
     assert.deepEqual(
-      ledger(s, teamId).map((r) => [r.reason, r.delta, r.job_id]),
+      (await ledger(s, teamId)).map((r) => [r.reason, r.delta, r.job_id]),
       [
         ['grant', 3, null],
         ['generation', -1, job_id],
         ['refund', 1, job_id],
       ],
     );
-    const invoice = s.template(teamId, INVOICE);
+    const invoice = await s.template(teamId, INVOICE);
     await expectInvoice(s, apiKey, invoice);
   });
 });
@@ -112,14 +112,14 @@ describe('a render past PLATEN_RENDER_MEMORY_MB', () => {
   after(() => s.close());
 
   test('sync: 500 with render_error RENDER_MEMORY, refunded; the next invoice renders', async () => {
-    const { teamId, apiKey } = s.team(5);
-    const slow = s.template(teamId, SLOW_DEFINITION);
-    const invoice = s.template(teamId, INVOICE);
+    const { teamId, apiKey } = await s.team(5);
+    const slow = await s.template(teamId, SLOW_DEFINITION);
+    const invoice = await s.template(teamId, INVOICE);
     const body = await expectRenderFailure(s, apiKey, slow, 'RENDER_MEMORY');
     assert.match(body.render_error.message, /128 MiB/);
-    assert.equal(balance(s, teamId), 5);
+    assert.equal(await balance(s, teamId), 5);
     assert.deepEqual(
-      ledger(s, teamId).map((r) => [r.reason, r.delta]),
+      (await ledger(s, teamId)).map((r) => [r.reason, r.delta]),
       [
         ['grant', 5],
         ['generation', -1],
@@ -127,17 +127,17 @@ describe('a render past PLATEN_RENDER_MEMORY_MB', () => {
       ],
     );
     await expectInvoice(s, apiKey, invoice);
-    assert.equal(balance(s, teamId), 4);
+    assert.equal(await balance(s, teamId), 4);
   });
 
   test('async: the job fails with error_code RENDER_MEMORY and is refunded', async () => {
-    const { teamId, apiKey } = s.team(2);
-    const slow = s.template(teamId, SLOW_DEFINITION);
+    const { teamId, apiKey } = await s.team(2);
+    const slow = await s.template(teamId, SLOW_DEFINITION);
     const { job_id } = await createJob(s, apiKey, { template_id: slow, data: SLOW_DATA });
     const job = await waitForJob(s, apiKey, job_id, 120_000);
     assert.equal(job.status, 'failed');
     assert.equal(job.error_code, 'RENDER_MEMORY');
-    assert.equal(balance(s, teamId), 2);
+    assert.equal(await balance(s, teamId), 2);
   });
 });
 
@@ -152,13 +152,13 @@ test('a render thread whose heap stays above PLATEN_RENDER_RECYCLE_MB is replace
   // Every thread's heap is above 16 MiB once the engine is loaded: each is replaced after two renders.
   const s = await startTestServer({ PLATEN_RENDER_THREADS: '1', PLATEN_RENDER_RECYCLE_MB: '16' }, { log: pino({ level: 'info' }, sink) });
   try {
-    const { teamId, apiKey } = s.team(10);
-    const invoice = s.template(teamId, INVOICE);
+    const { teamId, apiKey } = await s.team(10);
+    const invoice = await s.template(teamId, INVOICE);
     for (let i = 0; i < 5; i++) await expectInvoice(s, apiKey, invoice);
     const recycled = lines.filter((l) => l.includes('render thread recycled'));
     assert.equal(recycled.length, 2, 'replaced after the 2nd and the 4th render');
     assert.ok((JSON.parse(recycled[0]!) as { heapMb: number }).heapMb > 16);
-    assert.equal(balance(s, teamId), 5);
+    assert.equal(await balance(s, teamId), 5);
   } finally {
     await s.close();
   }
@@ -181,9 +181,9 @@ function threadNice(): Map<number, number> {
 test('a render running past PLATEN_RENDER_SLOW_MS gets a lower CPU priority until it ends; the invoice after it renders at normal priority', { skip: !existsSync('/proc/self/task') && 'no /proc' }, async () => {
   const s = await startTestServer({ PLATEN_RENDER_SLOW_MS: '200', PLATEN_RENDER_TIMEOUT_MS: '300000' });
   try {
-    const { teamId, apiKey } = s.team(5);
-    const slow = s.template(teamId, SLOW_DEFINITION);
-    const invoice = s.template(teamId, INVOICE);
+    const { teamId, apiKey } = await s.team(5);
+    const slow = await s.template(teamId, SLOW_DEFINITION);
+    const invoice = await s.template(teamId, INVOICE);
     assert.ok(![...threadNice().values()].includes(10), 'no thread lowered before');
     const pending = s.api('POST', '/v1/pdf/create', apiKey, { template_id: slow, data: slowDocumentData(400), export_type: 'binary' });
     const lowered = await waitFor('a render thread at nice 10', () => [...threadNice()].find(([, nice]) => nice === 10)?.[0], 60_000, 20);
@@ -193,7 +193,7 @@ test('a render running past PLATEN_RENDER_SLOW_MS gets a lower CPU priority unti
     await res.arrayBuffer();
     assert.ok(![...threadNice().values()].includes(10), 'priority restored (or the thread replaced) once the render ended');
     await expectInvoice(s, apiKey, invoice);
-    assert.equal(balance(s, teamId), 3);
+    assert.equal(await balance(s, teamId), 3);
   } finally {
     await s.close();
   }

@@ -27,8 +27,8 @@ after(async () => {
 const requestLines = (path: string) => lines.filter((l) => l.msg === 'request' && l.path === path);
 
 test('a generation logs its duration and its time in the render pool; other requests only their duration', async () => {
-  const { teamId, apiKey } = s.team(5);
-  const tpl = s.template(teamId, { content: [{ text: 'Hello {{name}}' }] });
+  const { teamId, apiKey } = await s.team(5);
+  const tpl = await s.template(teamId, { content: [{ text: 'Hello {{name}}' }] });
   const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: tpl, export_type: 'binary', data: { name: 'Ada' } });
   assert.equal(res.status, 200);
   await res.arrayBuffer();

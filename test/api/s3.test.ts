@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { pino } from 'pino';
-import { s3Integrations } from '../../db/schema.ts';
+import type { SqliteDb } from '../../db/sqlite.ts';
 import { saveS3Integration } from '../../src/services/integrations.ts';
 import { insertJob } from '../../src/services/jobs.ts';
 import { joinKey } from '../../src/services/s3.ts';
@@ -73,8 +73,8 @@ function integration(extra: Record<string, unknown> = {}) {
 
 /** A fresh team with a template and an integration (`extra` over the defaults; null: none). */
 async function setup(extra: Record<string, unknown> | null = {}, credits = 10) {
-  const team = s.team(credits);
-  const tpl = s.template(team.teamId, TINY);
+  const team = await s.team(credits);
+  const tpl = await s.template(team.teamId, TINY);
   if (extra !== null) {
     const r = await call('POST', '/v1/integrations/s3', team.apiKey, integration(extra));
     assert.equal(r.status, 201, r.text);
@@ -135,7 +135,7 @@ describe('object keys', () => {
 
 describe('POST/GET/DELETE /v1/integrations/s3', () => {
   test('create (201), read, replace (200), delete (204); 404 INTEGRATION_NOT_FOUND without one', async () => {
-    const { apiKey } = s.team(1);
+    const { apiKey } = await s.team(1);
     await expectError((await call('GET', '/v1/integrations/s3', apiKey)).res, 404, 'INTEGRATION_NOT_FOUND');
     await expectError((await call('DELETE', '/v1/integrations/s3', apiKey)).res, 404, 'INTEGRATION_NOT_FOUND');
     await expectError((await call('POST', '/v1/integrations/s3/test', apiKey)).res, 404, 'INTEGRATION_NOT_FOUND');
@@ -164,7 +164,7 @@ describe('POST/GET/DELETE /v1/integrations/s3', () => {
     assert.equal(replaced.json.default_prefix, '', 'every field is replaced');
     assert.equal(replaced.json.created_at, created.json.created_at);
     assert.ok(replaced.json.updated_at > created.json.updated_at);
-    assert.equal(s.server.services.db.select().from(s3Integrations).all().filter((r) => r.accessKeyId === s3.accessKeyId && r.region === 'eu-west-1').length, 1, 'one row per team');
+    assert.equal((await s.server.services.db.orm.select().from(s.server.services.db.t.s3Integrations)).filter((r) => r.accessKeyId === s3.accessKeyId && r.region === 'eu-west-1').length, 1, 'one row per team');
 
     const del = await call('DELETE', '/v1/integrations/s3', apiKey);
     assert.equal(del.status, 204);
@@ -173,7 +173,7 @@ describe('POST/GET/DELETE /v1/integrations/s3', () => {
   });
 
   test('field rules: bucket, region, keys, endpoint, default_prefix, unknown fields', async () => {
-    const { apiKey } = s.team(1);
+    const { apiKey } = await s.team(1);
     const post = async (body: unknown) => (await call('POST', '/v1/integrations/s3', apiKey, body)).res;
     for (const bucket of ['ab', 'b'.repeat(64), 'My-Bucket', 'my_bucket', '-bucket', 'a..b', '192.168.1.1']) {
       await expectValidationError(await post(integration({ bucket })), 'bucket');
@@ -201,11 +201,12 @@ describe('POST/GET/DELETE /v1/integrations/s3', () => {
 
   test('the secret is sealed at rest (not in the SQLite files in clear text)', async () => {
     const { teamId } = await setup();
-    const row = s.server.services.db.select().from(s3Integrations).where(eq(s3Integrations.teamId, teamId)).get()!;
+    const db = s.server.services.db;
+    const [row] = await db.orm.select().from(db.t.s3Integrations).where(eq(db.t.s3Integrations.teamId, teamId));
     assert.match(row.secretAccessKeyEnc, /^v1\./);
     assert.ok(!row.secretAccessKeyEnc.includes(s3.secretAccessKey));
     assert.equal(s.server.services.secrets.open(row.secretAccessKeyEnc), s3.secretAccessKey);
-    s.server.services.db.$client.pragma('wal_checkpoint(PASSIVE)');
+    if (db.dialect === 'sqlite') (db as SqliteDb).client.pragma('wal_checkpoint(PASSIVE)');
     for (const f of ['platen.db', 'platen.db-wal', 'platen.db-shm']) {
       const file = join(s.dataDir, f);
       if (!existsSync(file)) continue;
@@ -261,8 +262,8 @@ describe('store_s3 on POST /v1/pdf/create', () => {
     assertPdf(await s3.read(BUCKET, 'invoices/2025/inv-1.pdf'), 'sync upload');
     const stat = await s3.client.statObject(BUCKET, 'invoices/2025/inv-1.pdf');
     assert.equal(stat.metaData['content-type'], 'application/pdf');
-    assert.equal(balance(s.server.services.db, t.teamId), 4);
-    assert.deepEqual(ledger(s.server.services.db, t.teamId).filter((l) => l.reason !== 'grant').map((l) => l.delta), [-1], 'one debit, no refund');
+    assert.equal(await balance(s.server.services.db, t.teamId), 4);
+    assert.deepEqual((await ledger(s.server.services.db, t.teamId)).filter((l) => l.reason !== 'grant').map((l) => l.delta), [-1], 'one debit, no refund');
   });
 
   test('s3_filepath over default_prefix ("reports/", "reports//2025/", ""), default_prefix "", s3_bucket override', async () => {
@@ -310,9 +311,9 @@ describe('store_s3 on POST /v1/pdf/create', () => {
     assert.match(body.detail, /refunded/);
     assert.equal(body.s3_bucket, BUCKET);
     assert.equal(body.s3_key, 'document.pdf');
-    assert.equal(balance(s.server.services.db, t.teamId), 3, 'balance unchanged');
+    assert.equal(await balance(s.server.services.db, t.teamId), 3, 'balance unchanged');
     assert.deepEqual(
-      ledger(s.server.services.db, t.teamId).slice(-2).map((l) => [l.delta, l.reason, l.balanceAfter]),
+      (await ledger(s.server.services.db, t.teamId)).slice(-2).map((l) => [l.delta, l.reason, l.balanceAfter]),
       [[-1, 'generation', 2], [1, 'refund', 3]],
     );
 
@@ -320,7 +321,7 @@ describe('store_s3 on POST /v1/pdf/create', () => {
     const nb = await call('POST', '/v1/pdf/create', u.apiKey, { template_id: u.tpl, data: { name: 'x' }, store_s3: true, s3_bucket: 'missing-bucket' });
     const nbBody = await expectError(nb.res, 502, 'S3_UPLOAD_FAILED');
     assert.match(nbBody.detail, /NoSuchBucket|does not exist/);
-    assert.equal(balance(s.server.services.db, u.teamId), 2);
+    assert.equal(await balance(s.server.services.db, u.teamId), 2);
   });
 
   test('store_s3 without an integration: 400 S3_INTEGRATION_MISSING naming the fix, no credit taken (sync and async)', async () => {
@@ -330,8 +331,8 @@ describe('store_s3 on POST /v1/pdf/create', () => {
     assert.match(body.detail, /POST \/v1\/integrations\/s3/);
     const a = await call('POST', '/v1/pdf/create-async', t.apiKey, { template_id: t.tpl, data: {}, store_s3: true });
     await expectError(a.res, 400, 'S3_INTEGRATION_MISSING');
-    assert.equal(balance(s.server.services.db, t.teamId), 2);
-    assert.equal(ledger(s.server.services.db, t.teamId).filter((l) => l.reason !== 'grant').length, 0);
+    assert.equal(await balance(s.server.services.db, t.teamId), 2);
+    assert.equal((await ledger(s.server.services.db, t.teamId)).filter((l) => l.reason !== 'grant').length, 0);
   });
 });
 
@@ -372,9 +373,9 @@ describe('store_s3 on POST /v1/pdf/create-async', () => {
     assert.equal(job.error_code, 'S3_UPLOAD_FAILED');
     assert.match(job.error_message, /ECONNREFUSED/);
     assert.equal(job.result_s3_key, null);
-    assert.equal(balance(s.server.services.db, t.teamId), 3);
+    assert.equal(await balance(s.server.services.db, t.teamId), 3);
     assert.deepEqual(
-      ledger(s.server.services.db, t.teamId).slice(-2).map((l) => [l.delta, l.jobId]),
+      (await ledger(s.server.services.db, t.teamId)).slice(-2).map((l) => [l.delta, l.jobId]),
       [[-1, job.id], [1, job.id]],
     );
     const h = await waitHook(job.id);
@@ -385,13 +386,13 @@ describe('store_s3 on POST /v1/pdf/create-async', () => {
   test('a queued job whose team deleted its integration meanwhile fails with S3_INTEGRATION_MISSING, refunded', async () => {
     const t = await setup(null, 2);
     // As if the integration existed when the job was accepted (the request checks it) and was deleted since.
-    const { job } = insertJob(s.server.services.db, t.teamId, { templateId: t.tpl, definition: JSON.stringify(TINY), data: {}, filename: 'gone', expiration: 3600, storeS3: true });
-    s.server.services.runner.enqueue(job.id);
+    const { job } = await insertJob(s.server.services.db, t.teamId, { templateId: t.tpl, definition: JSON.stringify(TINY), data: {}, filename: 'gone', expiration: 3600, storeS3: true });
+    s.server.services.runner.enqueue(job.id, t.teamId);
     const done = await waitJob(t.apiKey, job.id);
     assert.equal(done.status, 'failed');
     assert.equal(done.error_code, 'S3_INTEGRATION_MISSING');
     assert.match(done.error_message, /POST \/v1\/integrations\/s3/);
-    assert.equal(balance(s.server.services.db, t.teamId), 2);
+    assert.equal(await balance(s.server.services.db, t.teamId), 2);
   });
 });
 
@@ -411,7 +412,7 @@ describe('isolation and private endpoints', () => {
   test('without PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS, private endpoints are refused when saved and when used', async () => {
     const strict = await startUrlServer();
     try {
-      const { teamId, apiKey } = strict.team(3);
+      const { teamId, apiKey } = await strict.team(3);
       for (const endpoint of [s3.endpoint, `http://localhost:${s3.port}`, 'http://10.1.2.3:9000', 'http://[::1]:9000']) {
         const res = await strict.api('POST', '/v1/integrations/s3', apiKey, integration({ endpoint }));
         const body = await expectValidationError(res, 'endpoint');
@@ -421,14 +422,14 @@ describe('isolation and private endpoints', () => {
       // One saved while the flag was on is refused at use: an IP literal before connecting, a host
       // name on the address the socket would connect to.
       const db = strict.server.services.db;
-      const tpl = strict.template(teamId, TINY);
+      const tpl = await strict.template(teamId, TINY);
       for (const endpoint of [s3.endpoint, `http://localhost:${s3.port}`, `http://[::1]:${s3.port}`]) {
-        saveS3Integration(db, strict.server.services.secrets, teamId, { bucket: BUCKET, region: 'us-east-1', access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey, endpoint, default_prefix: 'strict/' });
+        await saveS3Integration(db, strict.server.services.secrets, teamId, { bucket: BUCKET, region: 'us-east-1', access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey, endpoint, default_prefix: 'strict/' });
         const res = await strict.api('POST', '/v1/pdf/create', apiKey, { template_id: tpl, data: {}, store_s3: true, filename: 'blocked' });
         const body = await expectError(res, 502, 'S3_UPLOAD_FAILED');
         assert.match(body.detail, /private/, endpoint);
         assert.match(body.detail, /PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS/, endpoint);
-        assert.equal(balance(db, teamId), 3);
+        assert.equal(await balance(db, teamId), 3);
         assert.equal(await s3.read(BUCKET, 'strict/blocked.pdf'), null, `nothing reached the store (${endpoint})`);
         const probe = (await (await strict.api('POST', '/v1/integrations/s3/test', apiKey)).json()) as { ok: boolean; step: string; error: string };
         assert.equal(probe.ok, false);

@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { rawRows } from '../helpers/api.ts';
 import { readPdf } from '../helpers/pdf.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -71,7 +72,7 @@ async function renderText(apiKey: string, templateId: string, data: Record<strin
 
 describe('CRUD', () => {
   test('create, read, edit and delete a template', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const definition = { page: { size: 'A4' }, content: [{ text: 'Hello {{name}}' }] };
     const created = await createVia(apiKey, { name: 'Greeting', type: 'pdf', definition });
     assert.match(created.id, /^[A-Za-z0-9]{12}$/);
@@ -116,7 +117,7 @@ describe('CRUD', () => {
   });
 
   test('PUT takes what GET returns: read, edit, send back the same JSON', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const created = await createVia(apiKey, { name: 'Round trip', type: 'pdf', definition: hello('Hello {{name}}') });
     const got = (await (await s.api('GET', `/v1/templates/${created.id}`, apiKey)).json()) as Template;
     assert.deepEqual(Object.keys(got).sort(), ['created_at', 'definition', 'id', 'name', 'type', 'updated_at']);
@@ -144,7 +145,7 @@ describe('CRUD', () => {
   });
 
   test('PUT cannot change type or id: 400 VALIDATION_ERROR naming the field, nothing stored', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const t = await createVia(apiKey, { name: 'Fixed', type: 'pdf', definition: hello('x') });
     const other = await createVia(apiKey, { name: 'Other', type: 'image', definition: { any: 1 } });
 
@@ -167,17 +168,16 @@ describe('CRUD', () => {
   });
 
   test('deleting a template deletes its versions', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const t = await createVia(apiKey, { name: 't', type: 'pdf', definition: hello('one') });
     assert.equal((await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 'keep' })).status, 201);
     assert.equal((await s.api('DELETE', `/v1/templates/${t.id}`, apiKey)).status, 204);
     await expectError(await s.api('GET', `/v1/templates/${t.id}/versions`, apiKey), 404, 'TEMPLATE_NOT_FOUND');
-    const rows = s.server.services.db.$client.prepare('SELECT count(*) AS n FROM template_versions WHERE template_id = ?').get(t.id) as { n: number };
-    assert.equal(rows.n, 0);
+    assert.equal((await rawRows(s.server.services.db, 'template_versions', 'template_id', t.id)).length, 0);
   });
 
   test('request bodies are validated with field paths', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const def = hello('x');
     await expectValidation(await s.api('POST', '/v1/templates', apiKey, { type: 'pdf', definition: def }), 'name');
     await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: '', type: 'pdf', definition: def }), 'name');
@@ -204,7 +204,7 @@ describe('CRUD', () => {
 
 describe('definition validation', () => {
   test('a PDF definition is validated when created, with the path of each fault', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const body = await expectValidation(
       await s.api('POST', '/v1/templates', apiKey, { name: 'bad', type: 'pdf', definition: { content: [{ text: 'x', colr: '#000000' }] } }),
       'definition.content[0].colr',
@@ -221,7 +221,7 @@ describe('definition validation', () => {
   });
 
   test('an invalid edit is refused and leaves the draft as it was', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const t = await createVia(apiKey, { name: 'keep', type: 'pdf', definition: hello('fine') });
     await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { name: 'renamed', definition: { content: [{ spacer: 'big' }] } }), 'definition.content[0].spacer');
     const now = (await (await s.api('GET', `/v1/templates/${t.id}`, apiKey)).json()) as Template;
@@ -229,7 +229,7 @@ describe('definition validation', () => {
   });
 
   test('image templates take any JSON object as definition', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const definition = { width: 1200, layers: [{ kind: 'text', colr: 'not a DSL key' }, [1, 2, [3]]], nothing: null };
     const t = await createVia(apiKey, { name: 'Banner', type: 'image', definition });
     assert.equal(t.type, 'image');
@@ -254,7 +254,7 @@ describe('definition validation', () => {
   });
 
   test('a definition nested absurdly deep is refused with 400, not a crash', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
     for (const type of ['image', 'pdf']) {
       const res = await s.api('POST', '/v1/templates', apiKey, `{"name":"deep","type":"${type}","definition":{"a":${deep}}}`);
@@ -265,8 +265,8 @@ describe('definition validation', () => {
 
 describe('listing', () => {
   test('pages with limit and offset, newest first, with the total and without definitions', async () => {
-    const { apiKey } = s.team();
-    const other = s.team();
+    const { apiKey } = await s.team();
+    const other = await s.team();
     await createVia(other.apiKey, { name: 'not mine', type: 'pdf', definition: hello('x') });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await createVia(apiKey, { name: `t${i}`, type: i === 4 ? 'image' : 'pdf', definition: hello(`n${i}`) })).id);
@@ -300,16 +300,16 @@ describe('listing', () => {
   });
 
   test('templates created within the same millisecond still list newest first', async () => {
-    const { teamId, apiKey } = s.team();
+    const { teamId, apiKey } = await s.team();
     const ids: string[] = [];
-    for (let i = 0; i < 30; i++) ids.push(s.template(teamId, hello(`n${i}`), 'pdf', `t${i}`));
+    for (let i = 0; i < 30; i++) ids.push(await s.template(teamId, hello(`n${i}`), 'pdf', `t${i}`));
     const list = (await (await s.api('GET', '/v1/templates?limit=100', apiKey)).json()) as { templates: Template[]; total: number };
     assert.equal(list.total, 30);
     assert.deepEqual(list.templates.map((t) => t.id), [...ids].reverse());
   });
 
   test('an edited template keeps its place (creation order)', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const first = await createVia(apiKey, { name: 'first', type: 'pdf', definition: hello('1') });
     const second = await createVia(apiKey, { name: 'second', type: 'pdf', definition: hello('2') });
     assert.equal((await s.api('PUT', `/v1/templates/${first.id}`, apiKey, { name: 'first, edited' })).status, 200);
@@ -319,7 +319,7 @@ describe('listing', () => {
   });
 
   test('bad limit or offset is 400 VALIDATION_ERROR', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     for (const q of ['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'limit=-3']) {
       await expectValidation(await s.api('GET', `/v1/templates?${q}`, apiKey), 'limit');
     }
@@ -331,7 +331,7 @@ describe('listing', () => {
 
 describe('versions', () => {
   test('snapshots are numbered 1, 2, 3, listed newest first, tags optional', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const t = await createVia(apiKey, { name: 'v', type: 'pdf', definition: hello('one') });
 
     let res = await s.api('GET', `/v1/templates/${t.id}/versions`, apiKey);
@@ -368,7 +368,7 @@ describe('versions', () => {
   });
 
   test('a tag is unique within its template (409 TAG_EXISTS) but not across templates', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const a = await createVia(apiKey, { name: 'a', type: 'pdf', definition: hello('a') });
     const b = await createVia(apiKey, { name: 'b', type: 'pdf', definition: hello('b') });
     assert.equal((await s.api('POST', `/v1/templates/${a.id}/versions`, apiKey, { tag: 'prod' })).status, 201);
@@ -381,7 +381,7 @@ describe('versions', () => {
   });
 
   test('tags: 1..50 characters, not all digits', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const t = await createVia(apiKey, { name: 't', type: 'pdf', definition: hello('t') });
     for (const tag of ['42', '1', '007']) {
       const body = await expectValidation(await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag }), 'tag');
@@ -400,7 +400,7 @@ describe('versions', () => {
   });
 
   test('rendering a version gives its snapshot; without a version, the edited draft', async () => {
-    const { apiKey } = s.team(20);
+    const { apiKey } = await s.team(20);
     const t = await createVia(apiKey, { name: 'letter', type: 'pdf', definition: hello('Snapshot text for {{who}}') });
     const res = await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 'stable' });
     assert.equal(res.status, 201);
@@ -431,7 +431,7 @@ describe('versions', () => {
 
 describe('fields', () => {
   test('lists the data paths of the draft, nested loops included', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const definition = {
       metadata: { title: 'Invoice {{number}}' },
       content: [
@@ -472,7 +472,7 @@ describe('fields', () => {
   });
 
   test('the invoice example through the API: types from use, "unknown" where uses disagree or say nothing', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const invoice = JSON.parse(readFileSync(new URL('../../examples/invoice/template.json', import.meta.url), 'utf8')) as Record<string, unknown>;
     const t = await createVia(apiKey, { name: 'invoice', type: 'pdf', definition: invoice });
     const { fields } = (await (await s.api('GET', `/v1/templates/${t.id}/fields`, apiKey)).json()) as { fields: { name: string; type: string }[] };
@@ -498,8 +498,8 @@ describe('fields', () => {
 
 describe('access', () => {
   test('another team gets 403 FORBIDDEN on every template route, and nothing changes', async () => {
-    const owner = s.team();
-    const intruder = s.team();
+    const owner = await s.team();
+    const intruder = await s.team();
     const t = await createVia(owner.apiKey, { name: 'private', type: 'pdf', definition: hello('secret {{x}}') });
     assert.equal((await s.api('POST', `/v1/templates/${t.id}/versions`, owner.apiKey, { tag: 'v' })).status, 201);
     const versionsBefore = await (await s.api('GET', `/v1/templates/${t.id}/versions`, owner.apiKey)).json();
@@ -530,7 +530,7 @@ describe('access', () => {
   });
 
   test('an unknown id is 404 TEMPLATE_NOT_FOUND on every template route', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     for (const id of ['AAAAAAAAAAAA', 'short', 'with%20space']) {
       for (const [method, path, body] of [
         ['GET', `/v1/templates/${id}`],
@@ -546,8 +546,8 @@ describe('access', () => {
   });
 
   test('every template route needs a valid key (401 UNAUTHORIZED)', async () => {
-    const { teamId } = s.team();
-    const id = s.template(teamId, hello('x'));
+    const { teamId } = await s.team();
+    const id = await s.template(teamId, hello('x'));
     const routes: [string, string, unknown?][] = [
       ['POST', '/v1/templates', { name: 'x', type: 'pdf', definition: hello('x') }],
       ['GET', '/v1/templates'],
@@ -562,14 +562,14 @@ describe('access', () => {
       await expectError(await s.api(method, path, null, body), 401, 'UNAUTHORIZED');
       await expectError(await s.api(method, path, 'pk_not_a_real_key', body), 401, 'UNAUTHORIZED');
     }
-    const row = s.server.services.db.$client.prepare('SELECT name FROM templates WHERE id = ?').get(id) as { name: string } | undefined;
+    const [row] = await rawRows(s.server.services.db, 'templates', 'id', id);
     assert.equal(row?.name, 'test', 'the template is untouched');
   });
 });
 
 describe('prototype keys', () => {
   test('a definition with "__proto__" (or constructor/prototype) is refused and pollutes nothing', async () => {
-    const { apiKey } = s.team();
+    const { apiKey } = await s.team();
     const raw = (type: string, definition: string) => `{"name":"p","type":"${type}","definition":${definition}}`;
     const cases: [string, string, string][] = [
       ['pdf', '{"__proto__":{"polluted":"yes"},"content":[]}', 'definition.__proto__'],

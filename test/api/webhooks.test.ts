@@ -13,13 +13,14 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import Database from 'better-sqlite3';
+import { eq } from 'drizzle-orm';
 import { loadConfig } from '../../src/config.ts';
 import { killAllChildren, startChild } from '../helpers/child.ts';
 import { writeNamedBlocks } from '../helpers/doc-snippets.ts';
 import { balance, createJob, deliveryOf, getJob, jobCount, ledger, waitForJob, type DeliveryRow } from '../helpers/jobs.ts';
 import { newDataDir, removeDataDir, startServerOn } from '../helpers/persistent-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { withStoredDatabase } from '../helpers/test-database.ts';
 import { timersCreatedDuring } from '../helpers/timers.ts';
 import { sleep, waitFor } from '../helpers/wait.ts';
 import { closedPort, startReceiver, type Answer, type Received, type Receiver } from '../helpers/webhook-receiver.ts';
@@ -42,7 +43,7 @@ after(async () => {
   await killAllChildren();
   await Promise.all(receivers.map((r) => r.close()));
   await s?.close();
-  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+  for (const d of tempDirs) await removeDataDir(d);
 });
 
 async function receiver(respond?: (req: Received, index: number) => Answer | number, port?: number): Promise<Receiver> {
@@ -62,9 +63,9 @@ function secret(): string {
 }
 
 /** A team with a good and a failing template. */
-function fixture(server: TestServer = s, credits = 20) {
-  const { teamId, apiKey } = server.team(credits);
-  return { teamId, apiKey, good: server.template(teamId, GOOD), broken: server.template(teamId, BROKEN) };
+async function fixture(server: TestServer = s, credits = 20) {
+  const { teamId, apiKey } = await server.team(credits);
+  return { teamId, apiKey, good: await server.template(teamId, GOOD), broken: await server.template(teamId, BROKEN) };
 }
 
 /** Header value as received (one value; Node joins repeated custom headers). */
@@ -107,15 +108,15 @@ function payload(d: Received): Record<string, unknown> {
 
 /** Wait until a job's delivery row leaves 'pending'. */
 function settled(server: TestServer, jobId: string, timeoutMs = 8000): Promise<DeliveryRow> {
-  return waitFor(`the webhook delivery of job ${jobId} to settle`, () => {
-    const row = deliveryOf(server, jobId);
+  return waitFor(`the webhook delivery of job ${jobId} to settle`, async () => {
+    const row = await deliveryOf(server, jobId);
     return row && row.status !== 'pending' ? row : undefined;
   }, timeoutMs);
 }
 
 describe('delivery', () => {
   test('pdf.completed: §6.1 headers, a valid §6.3 signature and the exact §6.2 payload, sent once', async () => {
-    const { apiKey, good } = fixture();
+    const { apiKey, good } = await fixture();
     const r = await receiver();
     const key = secret();
     const { job_id } = await createJob(s, apiKey, { template_id: good, data: { name: 'Ada' }, filename: 'receipt-7', webhook_url: `${r.url}/hooks/platen?x=1`, webhook_secret: key });
@@ -144,20 +145,20 @@ describe('delivery', () => {
 
     await sleep(800); // well past every retry delay
     assert.equal(r.received.length, 1, 'one event per job');
-    const row = deliveryOf(s, job_id)!;
+    const row = (await deliveryOf(s, job_id))!;
     assert.equal(row.status, 'delivered');
     assert.equal(row.attempts, 1);
   });
 
   test("pdf.failed: the error object carries the job's error_code and error_message", async () => {
-    const { teamId, apiKey, broken } = fixture(s, 3);
+    const { teamId, apiKey, broken } = await fixture(s, 3);
     const r = await receiver();
     const key = secret();
     const { job_id } = await createJob(s, apiKey, { template_id: broken, data: BROKEN_DATA, webhook_url: `${r.url}/failed`, webhook_secret: key });
     const [d] = await r.waitForCount(1);
     const job = await getJob(s, apiKey, job_id);
     assert.equal(job.status, 'failed');
-    assert.equal(balance(s, teamId), 3, 'refunded before the event went out');
+    assert.equal(await balance(s, teamId), 3, 'refunded before the event went out');
 
     assertCommonHeaders(d, 'pdf.failed');
     assert.ok(signatureValid(key, d));
@@ -173,7 +174,7 @@ describe('delivery', () => {
   });
 
   test('no X-Platen-Signature header when the job has no webhook_secret', async () => {
-    const { apiKey, good, broken } = fixture();
+    const { apiKey, good, broken } = await fixture();
     const r = await receiver();
     const a = await createJob(s, apiKey, { template_id: good, data: {}, webhook_url: r.url });
     const b = await createJob(s, apiKey, { template_id: broken, data: BROKEN_DATA, webhook_url: r.url });
@@ -186,14 +187,14 @@ describe('delivery', () => {
   });
 
   test('a job without webhook_url sends nothing and records no delivery', async () => {
-    const { apiKey, good } = fixture();
+    const { apiKey, good } = await fixture();
     const { job_id } = await createJob(s, apiKey, { template_id: good, data: {}, webhook_secret: secret() });
     await waitForJob(s, apiKey, job_id);
-    assert.equal(deliveryOf(s, job_id), undefined);
+    assert.equal(await deliveryOf(s, job_id), undefined);
   });
 
   test('twelve jobs in flight: one event each, each signed with its own secret', async () => {
-    const { apiKey, good, broken } = fixture(s, 30);
+    const { apiKey, good, broken } = await fixture(s, 30);
     const r = await receiver();
     const keys = new Map<string, string>();
     await Promise.all(
@@ -216,7 +217,7 @@ describe('delivery', () => {
 
 describe('retries and acknowledgement (§6.4)', { concurrency: true }, () => {
   test('500, 500, then 200: exactly 3 attempts, same body, fresh valid signatures, spaced by the delays', async () => {
-    const { apiKey, good } = fixture();
+    const { apiKey, good } = await fixture();
     const r = await receiver((_d, i) => (i < 2 ? 500 : 200));
     const key = secret();
     const { job_id } = await createJob(s, apiKey, { template_id: good, data: {}, webhook_url: r.url, webhook_secret: key });
@@ -231,14 +232,14 @@ describe('retries and acknowledgement (§6.4)', { concurrency: true }, () => {
     }
     assert.ok(b.at - a.at >= DELAYS[0] - 5, `retry 1 after ${b.at - a.at} ms`);
     assert.ok(c.at - b.at >= DELAYS[1] - 5, `retry 2 after ${c.at - b.at} ms`);
-    const row = deliveryOf(s, job_id)!;
+    const row = (await deliveryOf(s, job_id))!;
     assert.equal(row.status, 'delivered');
     assert.equal(row.attempts, 3);
     assert.equal(row.last_status_code, 200);
   });
 
   test('a 4xx answer is not retried: exactly 1 attempt', async () => {
-    const { apiKey, good } = fixture();
+    const { apiKey, good } = await fixture();
     const r = await receiver(() => 400);
     const { job_id } = await createJob(s, apiKey, { template_id: good, data: {}, webhook_url: r.url });
     await r.waitForCount(1);
@@ -256,7 +257,7 @@ describe('retries and acknowledgement (§6.4)', { concurrency: true }, () => {
   });
 
   test('a receiver that never answers 2xx gets exactly 4 attempts (1 + 3 retries)', async () => {
-    const { apiKey, broken } = fixture();
+    const { apiKey, broken } = await fixture();
     const r = await receiver(() => 503);
     const { job_id } = await createJob(s, apiKey, { template_id: broken, data: BROKEN_DATA, webhook_url: r.url });
     await r.waitForCount(4);
@@ -274,7 +275,7 @@ describe('retries and acknowledgement (§6.4)', { concurrency: true }, () => {
   });
 
   test('connection refused is a network error: retried, 4 attempts, then given up', async () => {
-    const { apiKey, good } = fixture();
+    const { apiKey, good } = await fixture();
     const port = await closedPort();
     const { job_id } = await createJob(s, apiKey, { template_id: good, data: {}, webhook_url: `http://127.0.0.1:${port}/nobody` });
     const row = await settled(s, job_id);
@@ -286,10 +287,10 @@ describe('retries and acknowledgement (§6.4)', { concurrency: true }, () => {
   });
 
   test('a receiver that comes up after a refused connection gets the retry', async () => {
-    const { apiKey, good } = fixture();
+    const { apiKey, good } = await fixture();
     const port = await closedPort();
     const { job_id } = await createJob(s, apiKey, { template_id: good, data: {}, webhook_url: `http://127.0.0.1:${port}/late` });
-    await waitFor('the first (refused) attempt', () => (deliveryOf(s, job_id)?.attempts ?? 0) >= 1, 8000, 5);
+    await waitFor('the first (refused) attempt', async () => ((await deliveryOf(s, job_id))?.attempts ?? 0) >= 1, 8000, 5);
     const r = await receiver(() => 200, port);
     await r.waitForCount(1, 5000);
     const row = await settled(s, job_id);
@@ -299,7 +300,7 @@ describe('retries and acknowledgement (§6.4)', { concurrency: true }, () => {
   });
 
   test('redirects are not followed and do not count as delivered', async () => {
-    const { apiKey, good } = fixture();
+    const { apiKey, good } = await fixture();
     const target = await receiver(() => 200);
     for (const status of [302, 307]) {
       const redirector = await receiver(() => ({ status, headers: { Location: `${target.url}/landed` } }));
@@ -325,8 +326,8 @@ describe('webhook targets', () => {
   });
 
   test('loopback, private, reserved and non-https targets are refused at request time, costing nothing', async () => {
-    const { teamId, apiKey } = strict.team(10);
-    const good = strict.template(teamId, GOOD);
+    const { teamId, apiKey } = await strict.team(10);
+    const good = await strict.template(teamId, GOOD);
     const urls = [
       'https://127.0.0.1/x',
       'https://localhost/x',
@@ -364,9 +365,9 @@ describe('webhook targets', () => {
     const unknown = await strict.api('POST', '/v1/pdf/create-async', apiKey, { template_id: 'nosuchtempla', data: {}, webhook_url: 'https://localhost/x' });
     assert.equal(unknown.status, 404);
     assert.equal(((await unknown.json()) as { code: string }).code, 'TEMPLATE_NOT_FOUND');
-    assert.equal(jobCount(strict, teamId), 0, 'no job created');
-    assert.equal(balance(strict, teamId), 10, 'no credit taken');
-    assert.deepEqual(ledger(strict, teamId).filter((r) => r.reason !== 'grant'), [], 'nothing on the ledger but the grant');
+    assert.equal(await jobCount(strict, teamId), 0, 'no job created');
+    assert.equal(await balance(strict, teamId), 10, 'no credit taken');
+    assert.deepEqual((await ledger(strict, teamId)).filter((r) => r.reason !== 'grant'), [], 'nothing on the ledger but the grant');
   });
 
   test('by default, retries come after 1 s, 5 s and 30 s (§6.4) and private targets are refused', () => {
@@ -378,8 +379,8 @@ describe('webhook targets', () => {
   });
 
   test('the same server takes a job without a webhook', async () => {
-    const { teamId, apiKey } = strict.team(1);
-    const good = strict.template(teamId, GOOD);
+    const { teamId, apiKey } = await strict.team(1);
+    const good = await strict.template(teamId, GOOD);
     const job = await waitForJob(strict, apiKey, (await createJob(strict, apiKey, { template_id: good, data: {} })).job_id);
     assert.equal(job.status, 'completed');
   });
@@ -387,14 +388,15 @@ describe('webhook targets', () => {
 
 describe('secrets at rest', () => {
   test('webhook_secret is stored encrypted and never returned', async () => {
-    const { apiKey, good } = fixture();
+    const { apiKey, good } = await fixture();
     const r = await receiver();
     const key = `plain-secret-${randomBytes(8).toString('hex')}`;
     const { job_id } = await createJob(s, apiKey, { template_id: good, data: {}, webhook_url: r.url, webhook_secret: key });
     await r.waitForCount(1);
     await waitForJob(s, apiKey, job_id);
-    const row = s.server.services.db.$client.prepare('SELECT webhook_secret_enc FROM jobs WHERE id = ?').get(job_id) as { webhook_secret_enc: string | null };
-    const enc = row.webhook_secret_enc;
+    const { orm, t: { jobs } } = s.server.services.db;
+    const [row] = await orm.select({ enc: jobs.webhookSecretEnc }).from(jobs).where(eq(jobs.id, job_id));
+    const enc = row.enc;
     assert.ok(enc, 'a sealed secret is stored');
     for (const form of [key, Buffer.from(key).toString('base64'), Buffer.from(key).toString('base64url'), Buffer.from(key).toString('hex')]) {
       assert.ok(!enc.includes(form), 'the stored value does not contain the secret');
@@ -427,18 +429,16 @@ describe('restarts', () => {
     };
     /** Stop `srv` once the delivery shows `attempts`, and return the row the database keeps. */
     const stopAfter = async (srv: TestServer, jobId: string, attempts: number): Promise<DeliveryRow> => {
-      await waitFor(`attempt ${attempts} to be recorded`, () => deliveryOf(srv, jobId)?.attempts === attempts);
+      await waitFor(`attempt ${attempts} to be recorded`, async () => (await deliveryOf(srv, jobId))?.attempts === attempts);
       await srv.close();
-      const disk = new Database(join(dir, 'platen.db'), { readonly: true });
-      try {
-        return disk.prepare('SELECT status, attempts, next_attempt_at FROM webhook_deliveries WHERE job_id = ?').get(jobId) as DeliveryRow;
-      } finally {
-        disk.close();
-      }
+      return withStoredDatabase(dir, async ({ orm, t: { webhookDeliveries: w } }) => {
+        const [row] = await orm.select({ status: w.status, attempts: w.attempts, next_attempt_at: w.nextAttemptAt }).from(w).where(eq(w.jobId, jobId));
+        return row as DeliveryRow;
+      });
     };
     try {
       const first = await boot();
-      const { apiKey, good } = fixture(first);
+      const { apiKey, good } = await fixture(first);
       const { job_id } = await createJob(first, apiKey, { template_id: good, data: { name: 'restart' }, webhook_url: `${r.url}/restart`, webhook_secret: key });
       await r.waitForCount(2);
       const afterFirst = await stopAfter(first, job_id, 2);
@@ -474,7 +474,7 @@ describe('restarts', () => {
       assert.equal((await getJob(third, apiKey, job_id)).status, 'completed');
     } finally {
       for (const srv of servers) await srv.close();
-      removeDataDir(dir);
+      await removeDataDir(dir);
     }
   });
 
@@ -486,22 +486,22 @@ describe('restarts', () => {
     const first = await startServerOn(dir, { ...env, PLATEN_SECRET: 'a'.repeat(40) });
     let second: TestServer | undefined;
     try {
-      const { apiKey, good } = fixture(first);
+      const { apiKey, good } = await fixture(first);
       const { job_id } = await createJob(first, apiKey, { template_id: good, data: {}, webhook_url: r.url, webhook_secret: secret() });
-      await waitFor('the first attempt to be recorded', () => deliveryOf(first, job_id)?.attempts === 1);
+      await waitFor('the first attempt to be recorded', async () => (await deliveryOf(first, job_id))?.attempts === 1);
       await first.close();
 
       second = await startServerOn(dir, { ...env, PLATEN_SECRET: 'b'.repeat(40) });
       await sleep(1000); // the retry is due
       const timers = await timersCreatedDuring(1000);
       assert.equal(r.received.length, 1, 'nothing sent without its signature');
-      const row = deliveryOf(second, job_id)!;
+      const row = (await deliveryOf(second, job_id))!;
       assert.ok(timers < 50, `${timers} timers armed in 1 s: the deliverer retries the undecryptable delivery in a tight loop (row ${JSON.stringify(row)})`);
       assert.equal(row.status, 'failed', `given up, as it can never be signed; the delivery row is ${JSON.stringify(row)}`);
     } finally {
       await first.close();
       await second?.close();
-      removeDataDir(dir);
+      await removeDataDir(dir);
     }
   });
 });
@@ -522,11 +522,11 @@ describe('targets checked again at delivery', () => {
     try {
       const open = await startServerOn(dir, { ...env, PLATEN_WEBHOOK_ALLOW_PRIVATE: 'true' });
       servers.push(open);
-      const { apiKey, good } = fixture(open);
+      const { apiKey, good } = await fixture(open);
       const literal = await createJob(open, apiKey, { template_id: good, data: {}, webhook_url: `https://127.0.0.1:${port}/literal` });
       const named = await createJob(open, apiKey, { template_id: good, data: {}, webhook_url: `https://localhost:${port}/named` });
       // Each attempt may take up to the deliverer's 10 s timeout under load: wait well past that.
-      await waitFor('two attempts of each delivery', () => deliveryOf(open, literal.job_id)?.attempts === 2 && deliveryOf(open, named.job_id)?.attempts === 2, 60_000);
+      await waitFor('two attempts of each delivery', async () => (await deliveryOf(open, literal.job_id))?.attempts === 2 && (await deliveryOf(open, named.job_id))?.attempts === 2, 60_000);
       await open.close();
       const before = connections;
       assert.ok(before >= 4, `attempts reached the receiver while allowed (${before})`);
@@ -546,14 +546,14 @@ describe('targets checked again at delivery', () => {
     } finally {
       for (const srv of servers) await srv.close();
       tcp.close();
-      removeDataDir(dir);
+      await removeDataDir(dir);
     }
   });
 });
 
 describe('a receiver slow to acknowledge', () => {
   test('is waited for without busy-waiting, and its late 2xx counts', async () => {
-    const { apiKey, good } = fixture();
+    const { apiKey, good } = await fixture();
     await waitForJob(s, apiKey, (await createJob(s, apiKey, { template_id: good, data: {} })).job_id); // render threads warm
     let arrived = 0;
     const holdMs = 1600;
@@ -588,7 +588,7 @@ describe('docs/webhooks.md snippets, run as written', () => {
 
   /** A real signed delivery (completed or failed) captured from the server. */
   async function captured(kind: 'good' | 'broken'): Promise<{ key: string; d: Received; ts: string; sig: string }> {
-    const { apiKey, good, broken } = fixture();
+    const { apiKey, good, broken } = await fixture();
     const r = await receiver();
     const key = secret();
     const body = kind === 'good' ? { template_id: good, data: { name: 'Zoë "quoted" \u2603' } } : { template_id: broken, data: BROKEN_DATA };
@@ -671,7 +671,7 @@ describe('docs/webhooks.md snippets, run as written', () => {
       return res !== null && res.status === 401; // up, and refusing unsigned requests
     }, 10_000, 50);
 
-    const { apiKey, good, broken } = fixture();
+    const { apiKey, good, broken } = await fixture();
     const done = await createJob(s, apiKey, { template_id: good, data: { name: 'doc' }, webhook_url: url, webhook_secret: key });
     const failed = await createJob(s, apiKey, { template_id: broken, data: BROKEN_DATA, webhook_url: url, webhook_secret: key });
     const wrong = await createJob(s, apiKey, { template_id: good, data: {}, webhook_url: url, webhook_secret: secret() });

@@ -11,9 +11,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { asc, eq } from 'drizzle-orm';
-import type { Db } from '../../db/open.ts';
-import { creditTransactions, teams } from '../../db/schema.ts';
+import { asc, count, eq } from 'drizzle-orm';
+import type { Db, Tables } from '../../db/database.ts';
+import type { PostgresDb } from '../../db/postgres.ts';
+import type { SqliteDb } from '../../db/sqlite.ts';
 import type { Logger } from '../../src/logger.ts';
 import { startTestServer, type TestServer } from './server.ts';
 
@@ -58,18 +59,19 @@ export interface LedgerRow {
 }
 
 /** The team's credit ledger, oldest first. */
-export function ledger(db: Db, teamId: string): LedgerRow[] {
-  return db
+export async function ledger(db: Db, teamId: string): Promise<LedgerRow[]> {
+  const { orm, t: { creditTransactions } } = db;
+  return orm
     .select({ delta: creditTransactions.delta, reason: creditTransactions.reason, balanceAfter: creditTransactions.balanceAfter, jobId: creditTransactions.jobId })
     .from(creditTransactions)
     .where(eq(creditTransactions.teamId, teamId))
-    .orderBy(asc(creditTransactions.id))
-    .all();
+    .orderBy(asc(creditTransactions.id));
 }
 
 /** The team's balance as stored. */
-export function balance(db: Db, teamId: string): number {
-  const row = db.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId)).get();
+export async function balance(db: Db, teamId: string): Promise<number> {
+  const { orm, t: { teams } } = db;
+  const [row] = await orm.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId));
   assert.ok(row, `no team ${teamId}`);
   return row.credits;
 }
@@ -143,4 +145,20 @@ export function cliJson(r: CliResult): Record<string, unknown> {
   const value = JSON.parse(lines[0]) as unknown;
   assert.ok(value !== null && typeof value === 'object' && !Array.isArray(value), 'stdout is one JSON object');
   return value as Record<string, unknown>;
+}
+
+/** How many rows table `name` holds. */
+export async function rowCount(db: Db, name: keyof Tables): Promise<number> {
+  const [row] = await db.orm.select({ n: count() }).from(db.t[name]);
+  return row.n;
+}
+
+/**
+ * Every row of table `table` (its SQL name) whose `column` equals `value`, as the database holds
+ * it: column names as in SQL, values as the driver reads them (no mapping by the schema).
+ */
+export async function rawRows(db: Db, table: string, column: string, value: string): Promise<Record<string, unknown>[]> {
+  if (!/^[a-z_]+$/.test(table) || !/^[a-z_]+$/.test(column)) throw new Error('plain SQL names only');
+  if (db.dialect === 'sqlite') return (db as SqliteDb).client.prepare(`SELECT * FROM ${table} WHERE ${column} = ?`).all(value) as Record<string, unknown>[];
+  return (await (db as PostgresDb).pool.query(`SELECT * FROM ${table} WHERE ${column} = $1`, [value])).rows as Record<string, unknown>[];
 }

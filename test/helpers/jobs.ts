@@ -1,8 +1,9 @@
 /**
  * Helpers for queued generation tests (spec §2.4-§2.6, §3): create a job, poll it to a terminal
- * state with a deadline, read the credit ledger and webhook deliveries straight from SQLite.
+ * state with a deadline, read the credit ledger and webhook deliveries straight from the database.
  */
 import assert from 'node:assert/strict';
+import { asc, count, eq } from 'drizzle-orm';
 import type { TestServer } from './server.ts';
 import { waitFor } from './wait.ts';
 
@@ -64,22 +65,30 @@ export interface LedgerRow {
 }
 
 /** The team's credit_transactions rows, oldest first. */
-export function ledger(s: TestServer, teamId: string): LedgerRow[] {
-  return s.server.services.db.$client
-    .prepare('SELECT delta, reason, job_id, balance_after FROM credit_transactions WHERE team_id = ? ORDER BY id')
-    .all(teamId) as LedgerRow[];
+export async function ledger(s: TestServer, teamId: string): Promise<LedgerRow[]> {
+  const { orm, t: { creditTransactions: c } } = s.server.services.db;
+  return orm
+    .select({ delta: c.delta, reason: c.reason, job_id: c.jobId, balance_after: c.balanceAfter })
+    .from(c)
+    .where(eq(c.teamId, teamId))
+    .orderBy(asc(c.id));
 }
 
-export function balance(s: TestServer, teamId: string): number {
-  return (s.server.services.db.$client.prepare('SELECT credits FROM teams WHERE id = ?').get(teamId) as { credits: number }).credits;
+export async function balance(s: TestServer, teamId: string): Promise<number> {
+  const { orm, t: { teams } } = s.server.services.db;
+  const [row] = await orm.select({ credits: teams.credits }).from(teams).where(eq(teams.id, teamId));
+  return row.credits;
 }
 
-export function jobCount(s: TestServer, teamId: string): number {
-  return (s.server.services.db.$client.prepare('SELECT count(*) AS n FROM jobs WHERE team_id = ?').get(teamId) as { n: number }).n;
+export async function jobCount(s: TestServer, teamId: string): Promise<number> {
+  const { orm, t: { jobs } } = s.server.services.db;
+  const [row] = await orm.select({ n: count() }).from(jobs).where(eq(jobs.teamId, teamId));
+  return row.n;
 }
 
 export interface DeliveryRow {
   job_id: string;
+  delivery_id: string | null;
   event: string;
   status: 'pending' | 'delivered' | 'failed';
   attempts: number;
@@ -89,8 +98,20 @@ export interface DeliveryRow {
 }
 
 /** The webhook delivery row of a job, if any. */
-export function deliveryOf(s: TestServer, jobId: string): DeliveryRow | undefined {
-  return s.server.services.db.$client
-    .prepare('SELECT job_id, event, status, attempts, last_status_code, last_error, next_attempt_at FROM webhook_deliveries WHERE job_id = ?')
-    .get(jobId) as DeliveryRow | undefined;
+export async function deliveryOf(s: TestServer, jobId: string): Promise<DeliveryRow | undefined> {
+  const { orm, t: { webhookDeliveries: w } } = s.server.services.db;
+  const [row] = await orm
+    .select({
+      job_id: w.jobId,
+      delivery_id: w.deliveryId,
+      event: w.event,
+      status: w.status,
+      attempts: w.attempts,
+      last_status_code: w.lastStatusCode,
+      last_error: w.lastError,
+      next_attempt_at: w.nextAttemptAt,
+    })
+    .from(w)
+    .where(eq(w.jobId, jobId));
+  return row;
 }

@@ -7,13 +7,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from './server.ts';
+import { dropDatabaseOf } from './test-database.ts';
 
 /** A fresh, empty temporary data dir. */
 export function newDataDir(prefix = 'platen-restart-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export function removeDataDir(dir: string): void {
+/** Remove the data dir (and the test PostgreSQL database of its servers, if any). */
+export async function removeDataDir(dir: string): Promise<void> {
+  await dropDatabaseOf(dir);
   rmSync(dir, { recursive: true, force: true });
 }
 

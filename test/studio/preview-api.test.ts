@@ -36,7 +36,7 @@ function storedFiles(): number {
 }
 
 test('a preview of a definition: the PDF with PREVIEW on every page, no credit taken, no file stored', async () => {
-  const { apiKey } = s.team(3);
+  const { apiKey } = await s.team(3);
   const filesBefore = storedFiles();
   const definition = { content: [{ text: 'Hello {{name}}' }, { pageBreak: true }, { text: 'Page two' }] };
   const res = await s.api('POST', '/v1/templates/preview', apiKey, { definition, data: { name: 'Ada' } });
@@ -53,14 +53,14 @@ test('a preview of a definition: the PDF with PREVIEW on every page, no credit t
   assert.equal(await credits(apiKey), 3);
   assert.equal(storedFiles(), filesBefore);
   const ledger = (await (await s.api('GET', '/v1/account/transactions', apiKey)).json()) as { total: number };
-  const fresh = s.team(3);
+  const fresh = await s.team(3);
   const freshLedger = (await (await s.api('GET', '/v1/account/transactions', fresh.apiKey)).json()) as { total: number };
   assert.equal(ledger.total, freshLedger.total, 'a preview adds no transaction');
 });
 
 test('a preview of a stored template: the draft, or a version; export_type json lists pages, warnings and fields', async () => {
-  const { teamId, apiKey } = s.team(1);
-  const id = s.template(teamId, invoice);
+  const { teamId, apiKey } = await s.team(1);
+  const id = await s.template(teamId, invoice);
   assert.equal((await s.api('POST', `/v1/templates/${id}/versions`, apiKey, { tag: 'first' })).status, 201);
   const edited = { ...invoice, content: [{ text: 'Edited draft for {{buyer.name}}' }] };
   assert.equal((await s.api('PUT', `/v1/templates/${id}`, apiKey, { definition: edited })).status, 200);
@@ -91,7 +91,7 @@ test('a preview of a stored template: the draft, or a version; export_type json 
 });
 
 test('a faulty definition answers 400 exactly as POST /v1/templates does', async () => {
-  const { apiKey } = s.team(1);
+  const { apiKey } = await s.team(1);
   const faulty = [
     { content: [{ text: 'a', colr: 'red' }] },
     { content: [{ table: { rows: [['a', 5]] } }, { text: 'x', fontSize: -2 }] },
@@ -114,7 +114,7 @@ test('a faulty definition answers 400 exactly as POST /v1/templates does', async
 });
 
 test('request faults name their field: definition or template_id, version, format "png", page', async () => {
-  const { apiKey } = s.team(1);
+  const { apiKey } = await s.team(1);
   const cases: [unknown, string][] = [
     [{ data: {} }, 'definition'],
     [{ definition: { content: [] }, template_id: 'Xy12Ab34Cd56' }, 'template_id'],
@@ -137,14 +137,14 @@ test('request faults name their field: definition or template_id, version, forma
 });
 
 test('data of the wrong shape for the template answers 400 with data paths, as POST /v1/pdf/create', async () => {
-  const { teamId, apiKey } = s.team(1);
+  const { teamId, apiKey } = await s.team(1);
   const definition = { content: [{ each: 'items', content: [{ text: '{{item}}' }] }] };
   const res = await s.api('POST', '/v1/templates/preview', apiKey, { definition, data: { items: 'not a list' } });
   assert.equal(res.status, 400);
   const body = (await res.json()) as { code: string; errors: { path: string }[] };
   assert.equal(body.code, 'VALIDATION_ERROR');
   assert.deepEqual(body.errors.map((e) => e.path), ['data.items']);
-  const id = s.template(teamId, definition);
+  const id = await s.template(teamId, definition);
   const create = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { items: 'not a list' } });
   const stored = await s.api('POST', '/v1/templates/preview', apiKey, { template_id: id, data: { items: 'not a list' } });
   assert.deepEqual(await stored.json(), await create.json());
@@ -152,12 +152,12 @@ test('data of the wrong shape for the template answers 400 with data paths, as P
 });
 
 test('templates of another team, image templates, unknown ids and failed renders', async () => {
-  const a = s.team(1);
-  const b = s.team(1);
-  const theirs = s.template(b.teamId, { content: [{ text: 'secret' }] });
+  const a = await s.team(1);
+  const b = await s.team(1);
+  const theirs = await s.template(b.teamId, { content: [{ text: 'secret' }] });
   assert.equal((await s.api('POST', '/v1/templates/preview', a.apiKey, { template_id: theirs })).status, 403);
   assert.equal((await s.api('POST', '/v1/templates/preview', a.apiKey, { template_id: 'AAAAAAAAAAAA' })).status, 404);
-  const image = s.template(a.teamId, { anything: true }, 'image');
+  const image = await s.template(a.teamId, { anything: true }, 'image');
   const imageRes = await s.api('POST', '/v1/templates/preview', a.apiKey, { template_id: image });
   assert.equal(imageRes.status, 400);
   assert.equal(((await imageRes.json()) as { code: string }).code, 'BAD_REQUEST');
@@ -174,7 +174,7 @@ test('templates of another team, image templates, unknown ids and failed renders
 test('previews have their own rate limit, and do not use up the API\'s', async () => {
   const limited = await startTestServer({ PLATEN_PREVIEW_RATE_LIMIT: '3', PLATEN_RATE_LIMIT: '2' });
   try {
-    const { apiKey } = limited.team(1);
+    const { apiKey } = await limited.team(1);
     const preview = () => limited.api('POST', '/v1/templates/preview', apiKey, { definition: { content: [{ text: 'x' }] } });
     for (let i = 0; i < 3; i++) {
       const res = await preview();

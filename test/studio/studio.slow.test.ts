@@ -31,10 +31,10 @@ const pageErrors: string[] = [];
 before(async () => {
   if (studioIsStale()) await buildStudio();
   s = await startTestServer({ PLATEN_PREVIEW_RATE_LIMIT: '100000' });
-  const team = s.team(5);
+  const team = await s.team(5);
   apiKey = team.apiKey;
   teamId = team.teamId;
-  templateId = s.template(team.teamId, { content: [{ text: 'Stored greeting for {{name}}', fontSize: 28 }] }, 'pdf', 'Greeting');
+  templateId = await s.template(team.teamId, { content: [{ text: 'Stored greeting for {{name}}', fontSize: 28 }] }, 'pdf', 'Greeting');
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
   page.on('request', (r) => {
