@@ -44,7 +44,7 @@ export interface Db {
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /** Resolves when the database answers a trivial query; rejects with the reason otherwise. */
   ping(): Promise<void>;
-  /** Close the connection (pool). Queries after it fail. */
+  /** Close the connection (pool); again: nothing. Queries after it fail. */
   close(): Promise<void>;
 }
 

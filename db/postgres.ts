@@ -74,6 +74,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       await pool.query('SELECT 1');
     },
     async close() {
+      if (pool.ended) return;
       await pool.end();
     },
   });

@@ -90,7 +90,7 @@ export function openSqlite(file: string): SqliteDb {
       await execute('select 1', [], 'get');
     },
     async close() {
-      client.close();
+      if (client.open) client.close();
     },
   });
   return handle(root, false);

@@ -60,7 +60,7 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   app.use('*', requestLog(s.log));
   app.use('*', bodyLimit({ maxBytes: s.config.maxBodyBytes }));
   app.route('/', studioRoutes());
-  systemRoutes(app);
+  systemRoutes(app, s);
   app.route('/cdn', cdnRoutes(s));
   app.route('/', schemaRoutes());
 

@@ -22,6 +22,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL connections per process at most. */
   databasePoolSize: number;
+  /** Deadline of each dependency check of /healthz and /readyz, ms. */
+  healthTimeoutMs: number;
   /** {base_url}, without a trailing slash. */
   publicUrl: string;
   /** {cdn_url}: prefix of every signed file URL, without a trailing slash. */
@@ -89,6 +91,7 @@ const envSchema = z.object({
     .transform((s) => (s === undefined || s.trim() === '' ? undefined : s.trim()))
     .refine((s) => s === undefined || /^postgres(ql)?:\/\/./.test(s), 'must be a postgres:// (or postgresql://) URL such as postgres://platen@db.internal:5432/platen'),
   PLATEN_DATABASE_POOL_SIZE: int(1, 1000).default(10),
+  PLATEN_HEALTH_TIMEOUT_MS: int(10, 60_000).default(2000),
   PLATEN_PUBLIC_URL: url.optional(),
   PLATEN_CDN_URL: url.optional(),
   PLATEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -169,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl: e.PLATEN_DATABASE_URL,
     databasePoolSize: e.PLATEN_DATABASE_POOL_SIZE,
+    healthTimeoutMs: e.PLATEN_HEALTH_TIMEOUT_MS,
     publicUrl,
     cdnUrl: e.PLATEN_CDN_URL ?? `${publicUrl}/cdn`,
     publicUrlFromPort: e.PLATEN_PUBLIC_URL === undefined,

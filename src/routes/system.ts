@@ -1,6 +1,7 @@
-/** Unauthenticated routes: GET /healthz, GET /openapi.json, GET /docs. */
+/** Unauthenticated routes: GET /healthz, GET /readyz, GET /openapi.json, GET /docs. */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../app.ts';
+import type { AppEnv, Services } from '../app.ts';
+import { healthReport } from '../services/health.ts';
 
 const DOCS_HTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Platen API</title>
@@ -26,8 +27,14 @@ fetch('/openapi.json').then(r => r.json()).then(spec => {
 });
 </script></body></html>`;
 
-export function systemRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+export function systemRoutes(app: OpenAPIHono<AppEnv>, s: Pick<Services, 'db' | 'config'>): void {
+  // Liveness with a report: 200 while the process serves, whatever its dependencies say.
+  app.get('/healthz', async (c) => c.json(await healthReport(s.db, s.config.healthTimeoutMs), 200));
+  // Readiness: 503 while a dependency does not answer, so a load balancer sends no traffic here.
+  app.get('/readyz', async (c) => {
+    const report = await healthReport(s.db, s.config.healthTimeoutMs);
+    return c.json(report, report.status === 'ok' ? 200 : 503);
+  });
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

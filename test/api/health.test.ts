@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { TEST_DIALECT } from '../helpers/test-database.ts';
 
 let s: TestServer;
 before(async () => {
@@ -10,10 +11,36 @@ after(async () => {
   await s.close();
 });
 
-test('GET /healthz answers without a key', async () => {
+test('GET /healthz answers without a key and reports the database', async () => {
   const res = await s.fetch('/healthz');
   assert.equal(res.status, 200);
-  assert.deepEqual(await res.json(), { status: 'ok' });
+  const body = (await res.json()) as { status: string; checks: { database: { status: string; engine: string; ms: number } } };
+  assert.equal(body.status, 'ok');
+  assert.equal(body.checks.database.status, 'ok');
+  assert.equal(body.checks.database.engine, TEST_DIALECT);
+  assert.equal(typeof body.checks.database.ms, 'number');
+});
+
+test('GET /readyz is 200 while the database answers, 503 naming it once it does not; /healthz stays 200', async () => {
+  const t = await startTestServer();
+  try {
+    const ready = await t.fetch('/readyz');
+    assert.equal(ready.status, 200);
+    assert.equal(((await ready.json()) as { status: string }).status, 'ok');
+    // The database goes away under the running server (its connection closed).
+    await t.server.services.db.close();
+    const down = await t.fetch('/readyz');
+    assert.equal(down.status, 503);
+    const body = (await down.json()) as { status: string; checks: { database: { status: string; error: string } } };
+    assert.equal(body.status, 'unavailable');
+    assert.equal(body.checks.database.status, 'error');
+    assert.ok(body.checks.database.error.length > 0);
+    const health = await t.fetch('/healthz');
+    assert.equal(health.status, 200, 'liveness does not depend on the database');
+    assert.equal(((await health.json()) as { status: string }).status, 'unavailable');
+  } finally {
+    await t.close().catch(() => {});
+  }
 });
 
 test('a created team renders a template as binary and pays one credit', async () => {

@@ -17,7 +17,7 @@ import { eq } from 'drizzle-orm';
 import { loadConfig } from '../../src/config.ts';
 import { killAllChildren, startChild } from '../helpers/child.ts';
 import { writeNamedBlocks } from '../helpers/doc-snippets.ts';
-import { balance, createJob, deliveryOf, getJob, jobCount, ledger, waitForJob, type DeliveryRow } from '../helpers/jobs.ts';
+import { balance, createJob, deliveryOf, getJob, jobCount, ledger, UUID_RE, waitForJob, type DeliveryRow } from '../helpers/jobs.ts';
 import { newDataDir, removeDataDir, startServerOn } from '../helpers/persistent-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { withStoredDatabase } from '../helpers/test-database.ts';
@@ -193,7 +193,7 @@ describe('delivery', () => {
     assert.equal(await deliveryOf(s, job_id), undefined);
   });
 
-  test('twelve jobs in flight: one event each, each signed with its own secret', async () => {
+  test('twelve jobs in flight: one event each, each signed with its own secret and its own delivery id', async () => {
     const { apiKey, good, broken } = await fixture(s, 30);
     const r = await receiver();
     const keys = new Map<string, string>();
@@ -210,6 +210,7 @@ describe('delivery', () => {
     assert.equal(r.received.length, 12);
     const ids = r.received.map((d) => String(payload(d).job_id));
     assert.deepEqual([...ids].sort(), [...keys.keys()].sort(), 'each job exactly once');
+    assert.equal(new Set(r.received.map((d) => header(d, 'x-platen-delivery'))).size, r.received.length, 'one delivery id per event');
     for (const d of r.received) assert.ok(signatureValid(keys.get(String(payload(d).job_id))!, d));
     assert.equal(r.received.filter((d) => payload(d).event === 'pdf.failed').length, 3);
   });
@@ -230,6 +231,10 @@ describe('retries and acknowledgement (§6.4)', { concurrency: true }, () => {
       assertCommonHeaders(d, 'pdf.completed');
       assert.ok(signatureValid(key, d));
     }
+    const deliveryId = header(a, 'x-platen-delivery');
+    assert.match(deliveryId ?? '', UUID_RE, 'X-Platen-Delivery is a UUID');
+    assert.deepEqual(r.received.map((d) => header(d, 'x-platen-delivery')), [deliveryId, deliveryId, deliveryId], 'the same delivery id on every attempt');
+    assert.equal((await deliveryOf(s, job_id))?.delivery_id, deliveryId, 'the id stored with the delivery');
     assert.ok(b.at - a.at >= DELAYS[0] - 5, `retry 1 after ${b.at - a.at} ms`);
     assert.ok(c.at - b.at >= DELAYS[1] - 5, `retry 2 after ${c.at - b.at} ms`);
     const row = (await deliveryOf(s, job_id))!;
