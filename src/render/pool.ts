@@ -13,7 +13,7 @@
 import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { Piscina } from 'piscina';
-import { DEFAULT_LIMITS, type Limits, type PdfVariant } from '../../engine/index.ts';
+import { DEFAULT_LIMITS, type Limits, type PdfVariant, type RenderWarning } from '../../engine/index.ts';
 import type { EngineLimits } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { FairQueue, type Release } from './fair-queue.ts';
@@ -84,7 +84,7 @@ export interface RenderInput {
 export interface RenderResult {
   pdf: Buffer;
   pages: number;
-  warnings: string[];
+  warnings: RenderWarning[];
   ms: number;
 }
 

@@ -28,7 +28,10 @@ const create = createRoute({
     200: {
       description: 'export_type "url": a signed URL as JSON, or with store_s3 the bucket and key of the uploaded PDF; export_type "binary": the PDF bytes',
       content: { 'application/json': { schema: z.union([urlResult, s3Result]) }, 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
-      headers: { 'X-Credits-Remaining': { description: 'binary export: credits after the call', schema: { type: 'integer' } } },
+      headers: {
+        'X-Credits-Remaining': { description: 'binary export: credits after the call', schema: { type: 'integer' } },
+        'X-Platen-Warnings': { description: 'binary export: how many render warnings there were (the JSON answers list them)', schema: { type: 'integer' } },
+      },
     },
     ...errors,
   },
@@ -45,12 +48,13 @@ export function pdfRoutes(s: Services): OpenAPIHono<AppEnv> {
         'Content-Type': 'application/pdf',
         'Content-Disposition': `attachment; filename="${body.template_id}.pdf"`,
         'X-Credits-Remaining': String(result.creditsRemaining),
+        'X-Platen-Warnings': String(result.warnings.length),
       }) as never;
     }
     if (result.kind === 's3') {
-      return c.json({ s3_bucket: result.bucket, s3_key: result.key, filename: result.filename, credits_remaining: result.creditsRemaining }, 200);
+      return c.json({ s3_bucket: result.bucket, s3_key: result.key, filename: result.filename, credits_remaining: result.creditsRemaining, warnings: result.warnings }, 200);
     }
-    return c.json({ url: result.url, filename: result.filename, credits_remaining: result.creditsRemaining, expires_in: result.expiresIn }, 200);
+    return c.json({ url: result.url, filename: result.filename, credits_remaining: result.creditsRemaining, expires_in: result.expiresIn, warnings: result.warnings }, 200);
   });
   return app;
 }

@@ -30,12 +30,24 @@ export const createPdfBody = z
 
 export type CreatePdfBody = z.infer<typeof createPdfBody>;
 
+/** A render warning: something drawn imperfectly without failing. */
+export const renderWarning = z
+  .object({
+    code: z.string().openapi({ example: 'DATA_MISSING', description: 'DATA_MISSING, GLYPH_MISSING, IMAGE_CLAMPED, WIDTH_CLAMPED' }),
+    message: z.string().openapi({ example: 'no data at "customer.vat_id"' }),
+    path: z.string().openapi({ example: 'content[3].text', description: 'the template path of the node or placeholder' }),
+  })
+  .openapi('RenderWarning');
+
+const warnings = z.array(renderWarning).openapi({ description: 'what was drawn imperfectly (missing data, characters no font has, images scaled to fit); empty when none' });
+
 export const urlResult = z
   .object({
     url: z.string().url(),
     filename: z.string().openapi({ example: 'document.pdf' }),
     credits_remaining: z.number().int(),
     expires_in: z.number().int(),
+    warnings,
   })
   .openapi('PdfUrlResult');
 
@@ -45,5 +57,6 @@ export const s3Result = z
     s3_key: z.string().openapi({ example: 'invoices/2025/inv-1.pdf' }),
     filename: z.string().openapi({ example: 'inv-1.pdf' }),
     credits_remaining: z.number().int(),
+    warnings,
   })
   .openapi('PdfS3Result');

@@ -1,6 +1,7 @@
 /** Request and response schemas of template previews (POST /v1/templates/preview). */
 import { z } from '@hono/zod-openapi';
 import { jsonObject } from './common.ts';
+import { renderWarning } from './pdf.ts';
 import { definitionSchema } from './templates.ts';
 
 /**
@@ -38,7 +39,7 @@ export const previewJson = z
   .object({
     pdf: z.string().openapi({ description: 'the PDF, base64' }),
     pages: z.number().int().openapi({ example: 1 }),
-    warnings: z.array(z.string()).openapi({ description: 'what was drawn imperfectly, such as characters no font has' }),
+    warnings: z.array(renderWarning).openapi({ description: 'what was drawn imperfectly: missing data, characters no font has, images scaled to fit' }),
     fields: z.array(z.object({ name: z.string().openapi({ example: 'items[].qty' }), type: z.string().openapi({ example: 'number' }) })).openapi({ description: 'the data fields the template reads' }),
     render_ms: z.number().openapi({ description: 'milliseconds in the render pool' }),
   })

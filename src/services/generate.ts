@@ -6,7 +6,7 @@
  */
 import type { Db } from '../../db/database.ts';
 import type { Logger } from '../logger.ts';
-import { checkData, RenderError, type Limits } from '../../engine/index.ts';
+import { checkData, RenderError, type Limits, type RenderWarning } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import type { CreatePdfBody } from '../schemas/pdf.ts';
@@ -29,7 +29,7 @@ export type SyncResult = (
   | { kind: 'binary'; pdf: Buffer; creditsRemaining: number }
   | { kind: 'url'; url: string; filename: string; creditsRemaining: number; expiresIn: number }
   | { kind: 's3'; bucket: string; key: string; filename: string; creditsRemaining: number }
-) & { renderMs: number };
+) & { renderMs: number; warnings: RenderWarning[] };
 
 /** Whether the request goes to S3: store_s3, except with binary export, which ignores S3 options (§2.3). */
 export function wantsS3(req: Pick<CreatePdfBody, 'store_s3' | 'export_type'>): boolean {
@@ -121,14 +121,14 @@ export async function generateSync(deps: GenerateDeps, teamId: string, req: Crea
     pendingId,
     async (): Promise<SyncResult> => {
       const { pdf, warnings, ms: renderMs } = await deps.pool.render(definition, req.data, { team: teamId, pdfVariant: req.pdf_variant });
-      if (warnings.length > 0) deps.log.warn({ template: req.template_id, warnings }, 'rendered with warnings');
-      if (req.export_type === 'binary') return { kind: 'binary', pdf, creditsRemaining: balance, renderMs };
+      if (warnings.length > 0) deps.log.warn({ template: req.template_id, warnings: warnings.length }, 'rendered with warnings');
+      if (req.export_type === 'binary') return { kind: 'binary', pdf, creditsRemaining: balance, renderMs, warnings };
       if (integration && loc) {
         await deps.s3.upload(integration, loc, pdf);
-        return { kind: 's3', bucket: loc.bucket, key: loc.key, filename, creditsRemaining: balance, renderMs };
+        return { kind: 's3', bucket: loc.bucket, key: loc.key, filename, creditsRemaining: balance, renderMs, warnings };
       }
       const stored = await deps.files.save(teamId, filename, pdf, req.expiration);
-      return { kind: 'url', url: stored.url, filename, creditsRemaining: balance, expiresIn: req.expiration, renderMs };
+      return { kind: 'url', url: stored.url, filename, creditsRemaining: balance, expiresIn: req.expiration, renderMs, warnings };
     },
     loc,
   );

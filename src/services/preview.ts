@@ -4,7 +4,7 @@
  * POST /v1/templates does (400 VALIDATION_ERROR, paths `definition.<path>`).
  */
 import type { Db } from '../../db/database.ts';
-import { checkData, RenderError, templateFields, validateTemplate, type TemplateField } from '../../engine/index.ts';
+import { checkData, RenderError, templateFields, validateTemplate, type TemplateField , type RenderWarning } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import type { PreviewBody } from '../schemas/preview.ts';
@@ -16,7 +16,7 @@ export const PREVIEW_MARK = 'PREVIEW';
 export interface PreviewResult {
   pdf: Buffer;
   pages: number;
-  warnings: string[];
+  warnings: RenderWarning[];
   /** The data fields the definition reads. */
   fields: TemplateField[];
   /** Milliseconds in the render pool. */
