@@ -161,6 +161,8 @@ export const jobs = sqliteTable(
     resultS3Key: text('result_s3_key'),
     errorMessage: text('error_message'),
     errorCode: text('error_code'),
+    /** The render's warnings, JSON: [{code, message, path}] (null before the job ends). */
+    warnings: text('warnings'),
   },
   (t) => [index('jobs_team_created').on(t.teamId, t.createdAt), index('jobs_status').on(t.status, t.createdAt)],
 );

@@ -143,7 +143,7 @@ export class JobRunner {
         throw new JobFailure('S3_INTEGRATION_MISSING', 'the team has no S3 integration any more (it was removed after the job was queued); configure one with POST /v1/integrations/s3');
       }
       const { pdf, warnings } = await render({ definitionJson: job.definition, data: JSON.parse(job.data), pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined });
-      if (warnings.length > 0) log.warn({ job: id, template: job.templateId, warnings }, 'rendered with warnings');
+      if (warnings.length > 0) log.warn({ job: id, template: job.templateId, warnings: warnings.length }, 'rendered with warnings');
       const filename = `${job.filename}.pdf`;
       if (integration) {
         const loc = s3Location(integration, filename, { bucket: job.s3Bucket, prefix: job.s3Filepath });
@@ -153,10 +153,10 @@ export class JobRunner {
           if (e instanceof S3Failure) throw new JobFailure('S3_UPLOAD_FAILED', `the upload to bucket "${loc.bucket}" failed: ${e.message}`);
           throw e;
         }
-        await completeJob(db, job, { filename, s3Bucket: loc.bucket, s3Key: loc.key });
+        await completeJob(db, job, { filename, s3Bucket: loc.bucket, s3Key: loc.key, warnings });
       } else {
         const stored = await files.save(job.teamId, filename, pdf, job.expiration);
-        await completeJob(db, job, { url: stored.url, filename, expiresAt: stored.expiresAt });
+        await completeJob(db, job, { url: stored.url, filename, expiresAt: stored.expiresAt, warnings });
       }
     } catch (e) {
       if (e instanceof JobFailure || e instanceof RenderFailure) {

@@ -1,7 +1,7 @@
 /** Schemas of queued generation (spec §2.2, §2.4, §2.5, §2.6, §4.4). */
 import { z } from '@hono/zod-openapi';
 import { pageOf, pageQuery } from './common.ts';
-import { createPdfBody } from './pdf.ts';
+import { createPdfBody, renderWarning } from './pdf.ts';
 
 /** §2.2: the fields of §2.1, export_type "url" only, plus the webhook. */
 export const createAsyncBody = createPdfBody
@@ -43,6 +43,7 @@ export const jobRecord = z
     result_s3_key: z.string().nullable(),
     error_message: z.string().nullable(),
     error_code: z.string().nullable(),
+    warnings: z.array(renderWarning).openapi({ description: "a completed job's render warnings (missing data, characters no font has, images scaled to fit); empty otherwise" }),
   })
   .openapi('PdfJob');
 

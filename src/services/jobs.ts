@@ -4,6 +4,7 @@
  * row with the move to a terminal state. Moves are guarded by the state they leave, so a credit is
  * never taken or refunded twice for one job.
  */
+import type { RenderWarning } from '../../engine/index.ts';
 import { randomUUID } from 'node:crypto';
 import { and, count, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db, Tables } from '../../db/database.ts';
@@ -80,6 +81,8 @@ export interface JobResult {
   expiresAt?: number;
   s3Bucket?: string;
   s3Key?: string;
+  /** The render's warnings. */
+  warnings: RenderWarning[];
 }
 
 /** The pdf.completed / pdf.failed payload (§6.2), serialised once and stored as sent. */
@@ -113,6 +116,7 @@ export async function completeJob(db: Db, job: JobRow, result: JobResult): Promi
         resultExpiresAt: result.expiresAt !== undefined ? new Date(result.expiresAt * 1000).toISOString() : null,
         resultS3Bucket: result.s3Bucket ?? null,
         resultS3Key: result.s3Key ?? null,
+        warnings: JSON.stringify(result.warnings),
       })
       .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing')))
       .returning({ id: jobs.id });
@@ -197,6 +201,7 @@ export function toJobJson(j: JobRow) {
     result_s3_key: j.resultS3Key,
     error_message: j.errorMessage,
     error_code: j.errorCode,
+    warnings: j.warnings === null ? [] : (JSON.parse(j.warnings) as RenderWarning[]),
   };
 }
 

@@ -6,6 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const LETTER = { content: [{ text: 'Dear {{customer.name}},' }, { text: 'VAT ID {{customer.vat_id}}' }] };
 
@@ -50,4 +51,20 @@ test('"strict": true: missing data is 400 VALIDATION_ERROR naming data paths, an
   assert.deepEqual(body.errors.map((e) => e.path), ['data.customer.vat_id']);
   const account = (await (await s.api('GET', '/v1/account', apiKey)).json()) as { credits: number };
   assert.equal(account.credits, 1);
+});
+
+test('a completed job records its warnings; the job list carries them too', async () => {
+  const { teamId, apiKey } = await s.team(1);
+  const id = await s.template(teamId, LETTER);
+  const res = await s.api('POST', '/v1/pdf/create-async', apiKey, { template_id: id, data: { customer: { name: 'Ada' } } });
+  assert.equal(res.status, 202);
+  const { job_id } = (await res.json()) as { job_id: string };
+  const job = await waitFor('the job to finish', async () => {
+    const j = (await (await s.api('GET', `/v1/pdf/jobs/${job_id}`, apiKey)).json()) as { status: string; warnings: { code: string; path: string }[] };
+    return j.status === 'completed' || j.status === 'failed' ? j : undefined;
+  });
+  assert.equal(job.status, 'completed');
+  assert.deepEqual(job.warnings.map((w) => w.code), ['DATA_MISSING']);
+  const list = (await (await s.api('GET', '/v1/pdf/jobs', apiKey)).json()) as { jobs: { id: string; warnings: unknown[] }[] };
+  assert.deepEqual(list.jobs.find((j) => j.id === job_id)?.warnings, job.warnings);
 });
