@@ -6,6 +6,7 @@ import { readlinkSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { workerData } from 'node:worker_threads';
 import { BUNDLED_FONT_DIR, FontLibrary, renderPdf, RenderError, type Limits, type PdfVariant } from '../../engine/index.ts';
+import { definitionCache } from './definitions.ts';
 
 /** What every task of a pool shares: extra font folders (PLATEN_FONT_DIRS) and the engine's limits (PLATEN_MAX_*). */
 export interface RenderWorkerData {
@@ -36,20 +37,7 @@ export type RenderOutcome = (
   | { ok: false; code: string; message: string; path?: string }
 ) & { heapMb: number };
 
-// Parsed definitions by their text: the same object comes back for the same text, so the engine
-// recognises it as validated already (parseTemplate's identity cache).
-const definitions = new Map<string, unknown>();
-const MAX_DEFINITIONS = 256;
-
-function definitionOf(json: string): unknown {
-  let def = definitions.get(json);
-  if (def === undefined) {
-    def = JSON.parse(json);
-    if (definitions.size >= MAX_DEFINITIONS) definitions.delete(definitions.keys().next().value as string);
-    definitions.set(json, def);
-  }
-  return def;
-}
+const definitionOf = definitionCache();
 
 const heapMb = () => getHeapStatistics().used_heap_size / 1048576;
 

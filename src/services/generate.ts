@@ -8,6 +8,7 @@ import type { Db } from '../../db/database.ts';
 import type { Logger } from '../logger.ts';
 import { checkData, RenderError, type Limits, type RenderWarning } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
+import { definitionCache } from '../render/definitions.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import type { CreatePdfBody } from '../schemas/pdf.ts';
 import { debitSyncGeneration, refundSyncGeneration, settleSyncGeneration } from './credits.ts';
@@ -53,20 +54,8 @@ export async function checkRequest(db: Db, teamId: string, req: CreatePdfBody, l
   return { definition, integration: wantsS3(req) ? await requireS3Integration(db, teamId) : null };
 }
 
-// Parsed definitions by their stored JSON text, so that the engine finds a validated template by
-// identity and validates each definition once, not on every request.
-const parsedDefinitions = new Map<string, unknown>();
-const MAX_PARSED_DEFINITIONS = 256;
-
-function parsedDefinition(json: string): unknown {
-  let definition = parsedDefinitions.get(json);
-  if (definition === undefined) {
-    definition = JSON.parse(json);
-    if (parsedDefinitions.size >= MAX_PARSED_DEFINITIONS) parsedDefinitions.delete(parsedDefinitions.keys().next().value as string);
-    parsedDefinitions.set(json, definition);
-  }
-  return definition;
-}
+// The data check validates each stored definition once, not on every request.
+const parsedDefinition = definitionCache();
 
 /**
  * Data of the wrong shape for the template (an `each` over something that is not a list, data
