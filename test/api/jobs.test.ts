@@ -55,7 +55,7 @@ describe('lifecycle', () => {
 
     const fields = [
       'id', 'status', 'template_id', 'export_type', 'filename', 'store_s3', 'created_at', 'updated_at', 'completed_at', 'result_url',
-      'result_filename', 'result_expires_at', 'result_s3_bucket', 'result_s3_key', 'error_message', 'error_code',
+      'result_filename', 'result_expires_at', 'result_s3_bucket', 'result_s3_key', 'error_message', 'error_code', 'warnings',
     ];
     for (const f of fields) assert.ok(f in job, `job record has ${f}`);
     assert.equal(job.id, id);

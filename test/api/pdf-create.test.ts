@@ -52,7 +52,7 @@ async function expectUrlResult(res: Response): Promise<UrlResult> {
   assert.equal(res.status, 200, text.slice(0, 300));
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
   const body = JSON.parse(text) as UrlResult;
-  assert.deepEqual(Object.keys(body).sort(), ['credits_remaining', 'expires_in', 'filename', 'url']);
+  assert.deepEqual(Object.keys(body).sort(), ['credits_remaining', 'expires_in', 'filename', 'url', 'warnings']);
   assert.equal(typeof body.url, 'string');
   assert.equal(typeof body.filename, 'string');
   assert.ok(Number.isInteger(body.credits_remaining));

@@ -257,8 +257,8 @@ describe('store_s3 on POST /v1/pdf/create', () => {
     const t = await setup({ default_prefix: 'invoices//2025/' }, 5);
     const r = await call('POST', '/v1/pdf/create', t.apiKey, { template_id: t.tpl, data: { name: 'Ada' }, store_s3: true, filename: 'inv-1' });
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(Object.keys(r.json).sort(), ['credits_remaining', 'filename', 's3_bucket', 's3_key']);
-    assert.deepEqual(r.json, { s3_bucket: BUCKET, s3_key: 'invoices/2025/inv-1.pdf', filename: 'inv-1.pdf', credits_remaining: 4 });
+    assert.deepEqual(Object.keys(r.json).sort(), ['credits_remaining', 'filename', 's3_bucket', 's3_key', 'warnings']);
+    assert.deepEqual(r.json, { s3_bucket: BUCKET, s3_key: 'invoices/2025/inv-1.pdf', filename: 'inv-1.pdf', credits_remaining: 4, warnings: [] });
     assertPdf(await s3.read(BUCKET, 'invoices/2025/inv-1.pdf'), 'sync upload');
     const stat = await s3.client.statObject(BUCKET, 'invoices/2025/inv-1.pdf');
     assert.equal(stat.metaData['content-type'], 'application/pdf');
