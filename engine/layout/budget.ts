@@ -7,9 +7,9 @@
  * - {@link PageEstimate}: a lower bound of the content's page count kept while the content is
  *   prepared, before anything is measured. It packs what is known without a width, in document
  *   order, into pages of the content area's height: one line per hard line break of each text
- *   (at its smallest line height), the heights of lines (rules) and codes, and page breaks. The
- *   real layout only adds to that (wrapped lines, padding, margins, images, rules that move boxes
- *   to the next page), so the bound never passes the real count: when it passes maxPages, the
+ *   (at its smallest line height), the heights of lines (rules), and page breaks. The real
+ *   layout only adds to that (wrapped lines, padding, margins, images and codes, which are scaled
+ *   down to the room they get, rules that move boxes to the next page), so the bound never passes the real count: when it passes maxPages, the
  *   document is certainly too long and the render stops there.
  */
 import { RenderError, type Limits } from '../errors.ts';

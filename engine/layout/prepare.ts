@@ -91,7 +91,7 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
   if ('qrcode' in node) {
     const size = node.size ?? 80;
     const code = encodeCode('qrcode', node.qrcode, { eclevel: node.errorCorrection ?? 'M' }, `${path}.qrcode`);
-    ctx.flow?.add(1, size, path);
+    // Codes are scaled down to the room they get (known only when measured): no lower bound for the page estimate.
     return { kind: 'code', symbol: 'qrcode', path, style, code, width: size, height: size, caption: null, align: alignOf(style) };
   }
   if ('barcode' in node) {
@@ -103,7 +103,6 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
     const showText = node.showText ?? linear;
     if (showText) ctx.budget.glyphsFor(node.barcode.length, path);
     const caption = showText && node.barcode ? prepareParagraph([{ text: node.barcode, style: ctx.textStyles.of(style) }]) : null;
-    ctx.flow?.add(1, height, path);
     return { kind: 'code', symbol: 'barcode', path, style, code, width, height, caption, align: alignOf(style) };
   }
   if ('line' in node) {

@@ -355,3 +355,11 @@ test('a barcode value the symbology refuses is named shortly in the message, how
   assert.ok(e.message.length < 400, `${e.message.length} characters`);
   assert.match(e.message, /"A{37}\.\.\." \(8000 characters\)/);
 });
+
+test('a QR code drawn smaller than its size does not count at its size toward the page estimate (regression)', async () => {
+  // Found by the page-estimate property: a 150 pt QR code in a table on a 200 pt page is scaled down
+  // to fit, so the document has 1 page and must render with maxPages 1.
+  const definition = { page: { size: [200, 200], margin: 30 }, content: [{ table: { header: [['h1', 'h2']], rows: [[{ qrcode: 'q', size: 150 }, 'c']] } }] };
+  const result = await renderPdf(definition, {}, { now: NOW, limits: { maxPages: 1 } });
+  assert.equal(result.pages, 1);
+});
