@@ -116,12 +116,9 @@ type BaseFields = Omit<StackBox, 'kind' | 'children' | 'height'>;
 
 function measureColumns(node: PColumns, inner: number, base: BaseFields, v: number, ctx: MeasureContext, maxHeight: number): Box {
   const gaps = node.gap * Math.max(0, node.columns.length - 1);
-  warnFixedWidths(node.columns.map((c) => c.width), inner - gaps, node.path, ctx.warnings);
-  const widths = resolveWidths(
-    node.columns.map((c) => c.width),
-    inner - gaps,
-    () => node.columns.map((c) => columnIntrinsic(c.children)),
-  );
+  const specs = node.columns.map((c) => c.width);
+  const widths = resolveWidths(specs, inner - gaps, () => node.columns.map((c) => columnIntrinsic(c.children)));
+  warnFixedWidths(specs, widths, inner - gaps, node.path, ctx.warnings);
   let x = 0;
   let h = 0;
   const cols = node.columns.map((c, i) => {

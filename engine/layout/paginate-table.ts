@@ -108,7 +108,8 @@ function cutBand(p: Painter, rows: readonly MRow[], i: number, end: number, j: n
       const content = cell.content;
       const room = h - pad.top - pad.bottom - cell.shift - content.marginTop;
       const placed = p.ctx.place(content, p.x + cell.x + pad.left + content.x, top + pad.top + cell.shift + content.marginTop, room, forced, p.out, p.ctx);
-      if (placed.rest !== content) progress = true;
+      // A cell whose content is done (a continued span) has nothing to show for progress.
+      if (placed.rest !== content && outerHeight(content) > 0) progress = true;
       const rest = placed.rest ? { ...placed.rest, marginTop: 0 } : emptyContent(content);
       continued.push({ ...cell, rowSpan: cellEnd - j, content: rest, shift: 0, verticalAlign: 'top' });
     }
@@ -165,29 +166,35 @@ export function placeTable(box: TableBox, x: number, y: number, avail: number, a
     const bandHeight = sumHeights(body, i, end);
     const placedAny = cursor > headerHeight + EPS;
     const room = avail - cursor;
-    if (bandHeight <= room + EPS) {
-      // The last band keeps the footer company: if only the band fits, both move on.
-      if (end === body.length && footerHeight > 0 && bandHeight + footerHeight > room + EPS && placedAny) return stop(i);
+    // The last band keeps the footer company: it goes where the footer fits too.
+    const withFooter = end === body.length ? footerHeight : 0;
+    if (bandHeight + withFooter <= room + EPS) {
       cursor += drawRows(p, body, i, end, y + cursor);
       i = end;
       continue;
     }
     const fresh = atTop && !placedAny;
-    const fitsPage = headerHeight + bandHeight <= ctx.regionHeight + EPS;
+    const fitsPage = headerHeight + bandHeight + withFooter <= ctx.regionHeight + EPS;
     if (!fresh && fitsPage && room <= ctx.regionHeight / 2 + EPS) return stop(i);
     // Start the band here and cut it: whole rows while they fit, then inside the next row's cells.
+    // A last band that fits but without its footer is cut short of its end, so that a part of it
+    // goes on with the footer.
+    const cutRoom = withFooter > 0 && bandHeight <= room + EPS ? Math.max(0, bandHeight - 1) : room;
     let j = i;
     let used = 0;
-    while (j < end - 1 && used + body[j].height <= room + EPS) used += body[j++].height;
+    while (j < end - 1 && used + body[j].height <= cutRoom + EPS) used += body[j++].height;
     const cutMark = out.length;
     const borderMark = p.borders.length;
-    let cut = cutBand(p, body, i, end, j, room - used, y + cursor, fresh);
-    if (!cut.progress && !fresh) {
+    // Cells place what fits; what does not (an image) goes on with the rest of the cell.
+    let cut = cutBand(p, body, i, end, j, cutRoom - used, y + cursor, false);
+    if (!cut.progress) {
       out.length = cutMark;
       p.borders.length = borderMark;
-      if (j === i) return stop(i);
-      // Row j cannot start here: end the part after the rows before it.
-      cut = cutBand(p, body, i, end, j, 0, y + cursor, false);
+      // Row j cannot start here: end the part after the rows before it; on a fresh page with
+      // none before it, row j must start anyway (something is placed on every page).
+      if (j > i) cut = cutBand(p, body, i, end, j, 0, y + cursor, false);
+      else if (fresh) cut = cutBand(p, body, i, end, j, cutRoom - used, y + cursor, true);
+      else return stop(i);
     }
     cursor += cut.used;
     return finish(cursor, restOf([...cut.rest, ...body.slice(end)], box.footer));

@@ -245,7 +245,7 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
 /**
  * Cut the content boxes into pages of `regionHeight` points, each placed at (x, y).
  * @returns the draw items of each page's content area.
- * @throws RenderError LIMIT_EXCEEDED past `maxPages`.
+ * @throws RenderError LIMIT_EXCEEDED (path `content`) past `maxPages`.
  */
 export function paginate(boxes: Box[], x: number, y: number, regionHeight: number, maxPages: number): DrawItem[][] {
   const pages: DrawItem[][] = [];
@@ -253,7 +253,7 @@ export function paginate(boxes: Box[], x: number, y: number, regionHeight: numbe
   let rest: Box[] | null = boxes;
   while (rest && (rest.length > 0 || pages.length === 0)) {
     if (pages.length >= maxPages) {
-      throw new RenderError('LIMIT_EXCEEDED', `the document needs more than ${maxPages} pages`);
+      throw new RenderError('LIMIT_EXCEEDED', `the document needs more than ${maxPages} pages`, 'content');
     }
     const items: DrawItem[] = [];
     const r = flow(rest, x, y, regionHeight, true, items, ctx);

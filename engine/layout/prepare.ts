@@ -35,6 +35,9 @@ export interface PrepareContext {
 
 const DEFAULT_BORDER_COLOR = color('#b0b0b0', [176, 176, 176]);
 
+/** Hyphenation that leaves a word as it is. */
+const KEEP_WORD = (word: string): string => word;
+
 /** Prepare a list of sibling nodes under `parent`. `path` is the JSON path of the list. */
 export function prepareNodes(nodes: readonly BoundNode[], parent: ComputedStyle, ctx: PrepareContext, path: string): PNode[] {
   const out: PNode[] = new Array(nodes.length);
@@ -132,17 +135,27 @@ function alignOf(style: ComputedStyle): 'left' | 'center' | 'right' {
   return (a === 'end') !== rtl ? 'right' : 'left';
 }
 
-/** Flatten inline spans into styled runs and shape them (counted against maxGlyphs first). */
+/**
+ * Flatten inline spans into styled runs and shape them (counted against maxGlyphs first). Justified
+ * text is hyphenated with the patterns of each run's language (its `lang`, else the document's).
+ */
 function prepareInline(text: string | BoundInline[], style: ComputedStyle, link: string | undefined, ctx: PrepareContext, path: string): PreparedParagraph {
   const runs: StyledText[] = [];
+  const justified = style.textAlign === 'justify';
+  // A span in another language (or with hyphenate off) gets its own hyphenation: its language's
+  // patterns, or none when there are none for it.
+  const run = (t: string, s: ComputedStyle, l: string | undefined): StyledText => {
+    if (!justified || s === style || (s.lang === style.lang && s.hyphenate === style.hyphenate)) return { text: t, style: ctx.textStyles.of(s, l) };
+    return { text: t, style: ctx.textStyles.of(s, l), hyphenate: (s.hyphenate ? hyphenatorFor(s.lang ?? ctx.language) : undefined) ?? KEEP_WORD };
+  };
   const walk = (t: string | BoundInline[], s: ComputedStyle, l: string | undefined) => {
     if (typeof t === 'string') {
-      if (t.length > 0) runs.push({ text: t, style: ctx.textStyles.of(s, l) });
+      if (t.length > 0) runs.push(run(t, s, l));
       return;
     }
     for (const inline of t) {
       if (typeof inline === 'string') {
-        if (inline.length > 0) runs.push({ text: inline, style: ctx.textStyles.of(s, l) });
+        if (inline.length > 0) runs.push(run(inline, s, l));
       } else {
         walk(inline.text, computeStyle(s, mergeProps(inline, ctx.styles)), inline.link ?? l);
       }
@@ -153,7 +166,8 @@ function prepareInline(text: string | BoundInline[], style: ComputedStyle, link:
   for (const r of runs) length += r.text.length;
   ctx.budget.glyphsFor(length, path);
   if (runs.length === 0) runs.push({ text: '', style: ctx.textStyles.of(style, link) });
-  const hyphenate = style.textAlign === 'justify' && style.hyphenate ? hyphenatorFor(ctx.language) : undefined;
+  // Runs without a language of their own take the document's patterns.
+  const hyphenate = justified && style.hyphenate ? hyphenatorFor(style.lang ?? ctx.language) : undefined;
   const para = prepareParagraph(runs, { direction: style.direction, hyphenate });
   ctx.budget.boxesFor(para.hardLines, path);
   for (const ch of para.missing) {
@@ -359,7 +373,7 @@ function fillHoles(rows: PCell[][], columns: number, parent: ComputedStyle, back
       if (taken[c]) continue;
       if (out === cells) out = cells.slice();
       empty ??= emptyText(parent, ctx);
-      out.push({ col: c, colSpan: 1, rowSpan: 1, node: empty, background, padding, verticalAlign: 'top' });
+      out.push({ col: c, colSpan: 1, rowSpan: 1, node: empty, background, padding, verticalAlign: 'baseline' });
     }
     if (out !== cells) out.sort((a, b) => a.col - b.col);
     for (let c = 0; c < columns; c++) if (covered[c] > 0) covered[c]--;

@@ -44,6 +44,8 @@ export interface ComputedStyle {
   readonly fontFeatures: readonly string[] | undefined;
   /** Hyphenate justified text (default true). */
   readonly hyphenate: boolean;
+  /** BCP 47 language of the text (a node's `lang`), or undefined: the document's. */
+  readonly lang: string | undefined;
   readonly widows: number;
   readonly orphans: number;
   // Not inherited.
@@ -53,7 +55,7 @@ export interface ComputedStyle {
   readonly backgroundColor: RGB | null;
   readonly keepTogether: boolean;
   readonly breakBefore: boolean;
-  readonly verticalAlign: 'top' | 'middle' | 'bottom';
+  readonly verticalAlign: 'top' | 'middle' | 'bottom' | 'baseline';
   readonly keepWithNext: boolean;
 }
 
@@ -112,6 +114,7 @@ export function rootStyle(font: { family?: string | string[]; size?: number; col
     letterSpacing: 0,
     fontFeatures: undefined,
     hyphenate: true,
+    lang: undefined,
     widows: 2,
     orphans: 2,
     margin: ZERO_SIDES,
@@ -120,7 +123,7 @@ export function rootStyle(font: { family?: string | string[]; size?: number; col
     backgroundColor: null,
     keepTogether: false,
     breakBefore: false,
-    verticalAlign: 'top',
+    verticalAlign: 'baseline',
     keepWithNext: false,
   };
 }
@@ -140,7 +143,7 @@ export function mergeProps(node: StyleProps, styles: Record<string, StyleProps> 
 /** Keys of StyleProps that change a computed style (colSpan, rowSpan live on cells, not styles). */
 const STYLE_KEYS = new Set([
   'fontFamily', 'fontSize', 'fontWeight', 'fontStyle', 'color', 'lineHeight', 'textAlign', 'textDecoration', 'direction',
-  'letterSpacing', 'fontFeatures', 'hyphenate', 'widows', 'orphans',
+  'letterSpacing', 'fontFeatures', 'hyphenate', 'lang', 'widows', 'orphans',
   'margin', 'padding', 'border', 'backgroundColor', 'keepTogether', 'keepWithNext', 'breakBefore', 'verticalAlign',
 ]);
 
@@ -186,6 +189,7 @@ function compute(parent: ComputedStyle, p: StyleProps): ComputedStyle {
     letterSpacing: p.letterSpacing ?? parent.letterSpacing,
     fontFeatures: p.fontFeatures ?? parent.fontFeatures,
     hyphenate: p.hyphenate ?? parent.hyphenate,
+    lang: p.lang ?? parent.lang,
     widows: p.widows ?? parent.widows,
     orphans: p.orphans ?? parent.orphans,
     margin: p.margin === undefined ? ZERO_SIDES : toSides(p.margin),
@@ -194,7 +198,7 @@ function compute(parent: ComputedStyle, p: StyleProps): ComputedStyle {
     backgroundColor: p.backgroundColor ? parseColor(p.backgroundColor) : null,
     keepTogether: p.keepTogether ?? false,
     breakBefore: p.breakBefore === 'page',
-    verticalAlign: p.verticalAlign ?? 'top',
+    verticalAlign: p.verticalAlign ?? 'baseline',
     keepWithNext: p.keepWithNext ?? false,
   };
 }

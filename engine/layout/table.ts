@@ -5,7 +5,7 @@
  * starts in, so a merged cell is one colour).
  */
 import type { Box, MCell, MRow, PCell, PNode, PTable, StackBox, TableBox } from './nodes.ts';
-import { rowHeights } from './box-metrics.ts';
+import { firstBaseline, rowHeights } from './box-metrics.ts';
 import type { RGB } from '../text/paragraph.ts';
 import type { MeasureContext } from './measure.ts';
 import { columnIntrinsics, resolveWidths, warnFixedWidths } from './widths.ts';
@@ -22,8 +22,8 @@ export type MeasureFn = (node: PNode, width: number, ctx: MeasureContext, maxHei
  */
 export function measureTable(node: PTable, inner: number, base: BaseFields, v: number, ctx: MeasureContext, maxHeight: number, measure: MeasureFn): TableBox {
   const sections = [node.header, node.body, node.footer];
-  warnFixedWidths(node.columns, inner, node.path, ctx.warnings);
   const widths = resolveWidths(node.columns, inner, () => columnIntrinsics(node.columns, sections));
+  warnFixedWidths(node.columns, widths, inner, node.path, ctx.warnings);
   const colX: number[] = [0];
   for (let i = 0; i < widths.length; i++) colX.push(colX[i] + widths[i]);
   // A right-to-left table runs its columns from the right edge (the first column on the right).
@@ -72,25 +72,33 @@ interface Measuring {
 function measureRows(rows: readonly (readonly PCell[])[], stripe: RGB | null, m: Measuring): MRow[] {
   const { widths, colX, rtl, measure } = m;
   const total = colX[colX.length - 1];
-  const measured: MCell[][] = rows.map((row, r) =>
-    row.map((cell) => {
+  const measured: MCell[][] = rows.map((row, r) => {
+    const contents = row.map((cell) => {
       let width = 0;
       for (let c = cell.col; c < cell.col + cell.colSpan && c < widths.length; c++) width += widths[c];
-      const content = measure(cell.node, Math.max(0, width - cell.padding.left - cell.padding.right), m.ctx, m.maxHeight - cell.padding.top - cell.padding.bottom);
-      return {
-        col: cell.col,
-        colSpan: cell.colSpan,
-        rowSpan: cell.rowSpan,
-        x: rtl ? total - colX[cell.col] - width : colX[cell.col],
-        width,
-        content,
-        fill: cell.background ?? (stripe && r % 2 === 1 ? stripe : null),
-        padding: cell.padding,
-        verticalAlign: cell.verticalAlign,
-        shift: 0,
-      };
-    }),
-  );
+      return { width, content: measure(cell.node, Math.max(0, width - cell.padding.left - cell.padding.right), m.ctx, m.maxHeight - cell.padding.top - cell.padding.bottom) };
+    });
+    // Baseline cells: each first line of text at the row's lowest first baseline.
+    const baselines = row.map((cell, i) => {
+      if (cell.verticalAlign !== 'baseline') return null;
+      const b = firstBaseline(contents[i].content);
+      return b === null ? null : cell.padding.top + contents[i].content.marginTop + b;
+    });
+    let rowBaseline = 0;
+    for (const b of baselines) if (b !== null && b > rowBaseline) rowBaseline = b;
+    return row.map((cell, i) => ({
+      col: cell.col,
+      colSpan: cell.colSpan,
+      rowSpan: cell.rowSpan,
+      x: rtl ? total - colX[cell.col] - contents[i].width : colX[cell.col],
+      width: contents[i].width,
+      content: contents[i].content,
+      fill: cell.background ?? (stripe && r % 2 === 1 ? stripe : null),
+      padding: cell.padding,
+      verticalAlign: cell.verticalAlign,
+      shift: baselines[i] === null ? 0 : rowBaseline - baselines[i]!,
+    }));
+  });
   const heights = rowHeights(measured.map((cells) => ({ cells })));
   return measured.map((cells, r) => ({ height: heights[r], cells }));
 }

@@ -170,46 +170,38 @@ function fairShares(demands: readonly number[], room: number): number[] {
 
 /**
  * Share `available` points among columns, as CSS tables do:
- * - fixed widths as given (scaled down together when they alone are wider than `available`);
- * - every other column first gets its min-content width (its longest unbreakable run, padding
- *   included); when those do not all fit, the room is shared fairly (small needs in full, the
- *   widest share the rest: a column holding a 300-character word cannot starve its neighbours,
- *   and it gets at least an equal share);
+ * - each column first gets its floor: a fixed column its width, an auto or star column its
+ *   min-content width (its longest unbreakable run, padding included). When the floors do not all
+ *   fit, the room is shared fairly instead (small floors in full, the largest share the rest
+ *   equally): a column holding a 300-character word, or a fixed width wider than the room,
+ *   cannot starve the others, and every column gets at least an equal share or its floor;
  * - auto columns then grow towards their max-content width (in proportion to what each still
  *   wants);
- * - star columns share what is left by weight, none below its min-content width.
+ * - star columns share what is left by weight, none below its floor.
  * `intrinsics` is consulted only when there are auto or star columns.
  */
 export function resolveWidths(specs: readonly ColumnWidth[], available: number, intrinsics: () => readonly Intrinsic[]): number[] {
-  const widths = new Array<number>(specs.length).fill(0);
-  let fixed = 0;
-  const flexible: number[] = [];
-  specs.forEach((w, i) => {
-    if (typeof w === 'number') fixed += w;
-    else flexible.push(i);
-  });
-  // Fixed columns wider than the room are scaled down together.
-  const scale = fixed > available && fixed > 0 ? Math.max(0, available) / fixed : 1;
-  specs.forEach((w, i) => {
-    if (typeof w === 'number') widths[i] = w * scale;
-  });
-  if (flexible.length === 0) return widths;
-  const room = Math.max(0, available - fixed * scale);
-  const intr = intrinsics();
-  const floors = fairShares(
-    flexible.map((i) => intr[i].min),
+  const room = Math.max(0, available);
+  let flexible = false;
+  for (const w of specs) if (typeof w !== 'number') flexible = true;
+  const intr = flexible ? intrinsics() : [];
+  const widths = fairShares(
+    specs.map((w, i) => (typeof w === 'number' ? w : intr[i].min)),
     room,
   );
   let left = room;
-  flexible.forEach((i, k) => {
-    widths[i] = floors[k];
-    left -= floors[k];
-  });
+  for (const w of widths) left -= w;
+  if (!flexible || left <= 1e-9) return widths;
   // Auto columns grow towards their max-content width.
-  const autos = flexible.filter((i) => specs[i] === 'auto');
+  const autos: number[] = [];
+  const stars: number[] = [];
+  specs.forEach((w, i) => {
+    if (w === 'auto') autos.push(i);
+    else if (typeof w !== 'number') stars.push(i);
+  });
   let wish = 0;
   for (const i of autos) wish += Math.max(0, intr[i].max - widths[i]);
-  if (wish > 0 && left > 0) {
+  if (wish > 0) {
     const give = Math.min(1, left / wish);
     for (const i of autos) {
       const extra = Math.max(0, intr[i].max - widths[i]) * give;
@@ -218,10 +210,9 @@ export function resolveWidths(specs: readonly ColumnWidth[], available: number, 
     }
   }
   // Star columns share what is left by weight, none below its floor.
-  const stars = flexible.filter((i) => specs[i] !== 'auto');
   let pool = left;
   for (const i of stars) pool += widths[i];
-  let open = stars.slice();
+  let open = stars;
   for (;;) {
     let weight = 0;
     for (const i of open) weight += starWeight(specs[i]) ?? 1;
@@ -239,14 +230,18 @@ export function resolveWidths(specs: readonly ColumnWidth[], available: number, 
 }
 
 /**
- * A WIDTH_CLAMPED warning (at `path`) when fixed widths add up to more than `room`: resolveWidths
- * scales them down together.
+ * A WIDTH_CLAMPED warning (at `path`) when resolveWidths gave fixed columns less than their
+ * widths: they do not fit the room together with the other columns' min-content widths.
  */
-export function warnFixedWidths(specs: readonly ColumnWidth[], room: number, path: string, warnings: WarningSink): void {
+export function warnFixedWidths(specs: readonly ColumnWidth[], widths: readonly number[], room: number, path: string, warnings: WarningSink): void {
   let fixed = 0;
-  for (const w of specs) if (typeof w === 'number') fixed += w;
-  if (fixed > room + 0.01) {
-    const pt = (n: number) => String(Math.round(n * 10) / 10);
-    warnings.add('WIDTH_CLAMPED', `the fixed widths add up to ${pt(fixed)} pt but there are ${pt(Math.max(0, room))} pt: scaled down together`, path);
-  }
+  let short = false;
+  specs.forEach((w, i) => {
+    if (typeof w !== 'number') return;
+    fixed += w;
+    if (widths[i] < w - 0.01) short = true;
+  });
+  if (!short) return;
+  const pt = (n: number) => String(Math.round(n * 10) / 10);
+  warnings.add('WIDTH_CLAMPED', `the fixed widths add up to ${pt(fixed)} pt but ${pt(Math.max(0, room))} pt are there for all the columns: fixed columns made narrower`, path);
 }

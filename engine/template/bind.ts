@@ -22,6 +22,10 @@
  *   node it produces, else a stack of them (an empty `{text: ""}` when it produces nothing). List
  *   items that are strings become `{text}`.
  * - `$page`/`$pages` come from opts.page (header, footer, background); elsewhere they render "".
+ * - Filters format numbers and dates in the template's language, or in the `lang` of the nearest
+ *   node or span around the string that sets one.
+ * - A placeholder or `each` that reads a path the data lacks is told to `opts.missing`, when given
+ *   (missing.ts).
  * - Bound nodes are new objects; the template is never mutated. Style properties are copied
  *   through unchanged; nested values without placeholders (margin arrays, border objects without
  *   placeholder colours, table `columns`, `dash`) are shared with the template: treat them as
@@ -171,14 +175,17 @@ function bindInlines(list: readonly Inline[], scope: Scope, ctx: Ctx, path: stri
       continue;
     }
     const span = item as unknown as Obj;
-    const o: Obj = {};
-    for (const key of Object.keys(span)) {
-      const v = span[key];
-      if (key === 'text') o.text = bindTextValue(v, scope, ctx, p + '.text');
-      else if (key === 'link') bindLink(o, v, scope, ctx, p + '.link');
-      else copyStyleProp(o, key, v, scope, ctx, p);
-    }
-    out[i] = o as unknown as BoundInline;
+    const bindSpan = (): BoundInline => {
+      const o: Obj = {};
+      for (const key of Object.keys(span)) {
+        const v = span[key];
+        if (key === 'text') o.text = bindTextValue(v, scope, ctx, p + '.text');
+        else if (key === 'link') bindLink(o, v, scope, ctx, p + '.link');
+        else copyStyleProp(o, key, v, scope, ctx, p);
+      }
+      return o as unknown as BoundInline;
+    };
+    out[i] = typeof span.lang === 'string' ? inLanguage(span, ctx, bindSpan) : bindSpan();
   }
   return out;
 }
@@ -241,10 +248,29 @@ function expandIf(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number, o
   if (branch !== undefined) bindList(branch, scope, ctx, path + (yes ? '.then' : '.else'), depth + 1, out);
 }
 
+/**
+ * Runs `fn` with the filters' locale of a node's `lang` (when it has one): numbers, currencies and
+ * dates inside a node in another language are written its way.
+ */
+function inLanguage<T>(n: Obj, ctx: Ctx, fn: () => T): T {
+  const previous = ctx.locale;
+  ctx.locale = resolveLocale(n.lang as string);
+  try {
+    return fn();
+  } finally {
+    ctx.locale = previous;
+  }
+}
+
 /** Binds one template node into `out` (each/if may add zero or many nodes). */
 function bindInto(node: Node, scope: Scope, ctx: Ctx, path: string, depth: number, out: BoundNode[]): void {
   checkDepth(ctx, depth, path);
   const n = node as unknown as Obj;
+  if (typeof n.lang === 'string' && ctx.locale !== resolveLocale(n.lang)) return inLanguage(n, ctx, () => bindLocal(n, scope, ctx, path, depth, out));
+  bindLocal(n, scope, ctx, path, depth, out);
+}
+
+function bindLocal(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number, out: BoundNode[]): void {
   if (hasOwn(n, 'each')) {
     if (!hasStyleProps(n, EACH_KEYS)) return expandEach(n, scope, ctx, path, depth, out);
     const children: BoundNode[] = [];
@@ -356,6 +382,11 @@ function bindCell(cell: TableCell, scope: Scope, ctx: Ctx, path: string, depth: 
     return cell === '' ? EMPTY_STRING_CELL : { text: bindTextIn(cell, scope, ctx.locale, ctx.missing, path) };
   }
   const n = cell as unknown as Obj;
+  if (typeof n.lang === 'string' && ctx.locale !== resolveLocale(n.lang)) return inLanguage(n, ctx, () => bindCellLocal(n, scope, ctx, path, depth));
+  return bindCellLocal(n, scope, ctx, path, depth);
+}
+
+function bindCellLocal(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number): BoundNode {
   const isEach = hasOwn(n, 'each');
   if (!isEach && !hasOwn(n, 'if')) {
     checkDepth(ctx, depth, path);

@@ -49,7 +49,8 @@ const STYLE: Record<string, PropertyDoc> = {
   breakBefore: { description: '"page": start the node on a new page.', examples: ['page'], default: 'auto' },
   colSpan: { description: 'Table cells only: columns the cell spans (leave the covered cells out of the row, or put {} at each).', examples: [2] },
   rowSpan: { description: 'Table cells only: rows the cell spans (leave the covered cells out of the rows below, or put {} at each).', examples: [3] },
-  verticalAlign: { description: 'Table cells only: vertical position of the content in its row.', examples: ['middle'], default: 'top' },
+  lang: { description: 'Language of the text (BCP 47), inherited: hyphenation patterns of justified text and the locale of number, currency and date filters inside the node. Default: metadata.language. Not in named styles.', examples: ['de', 'fr-CH'] },
+  verticalAlign: { description: 'Table cells only: vertical position of the content in its row; baseline lines the first line of text up with the other baseline cells of the row.', examples: ['middle'], default: 'baseline' },
 };
 
 export const PROPERTY_DOCS: Record<string, PropertyDoc> = {

@@ -324,6 +324,11 @@ function borderInput(color: z.ZodType<string>) {
   });
 }
 
+/** A BCP 47 language tag written out (no placeholders): a node's `lang`. */
+const literalLanguageTag = z.string().superRefine((s, ctx) => {
+  if (!isLanguageTag(s)) custom(ctx, `${JSON.stringify(s)} is not a BCP 47 language tag such as "en" or "de-CH"`);
+});
+
 /** Style properties; `color` decides whether colours may hold placeholders. */
 function styleShape(color: z.ZodType<string>) {
   return {
@@ -341,6 +346,7 @@ function styleShape(color: z.ZodType<string>) {
     letterSpacing: z.number().min(BOUNDS.letterSpacing.min).max(BOUNDS.letterSpacing.max).optional(),
     fontFeatures: z.array(z.string().regex(/^[a-z0-9]{4}$/, 'an OpenType feature tag of four lowercase letters or digits, such as "tnum" or "smcp"')).max(32).optional(),
     hyphenate: z.boolean().optional(),
+    lang: literalLanguageTag.optional(),
     margin: sides.optional(),
     padding: sides.optional(),
     border: borderInput(color).optional(),
@@ -351,16 +357,17 @@ function styleShape(color: z.ZodType<string>) {
     breakBefore: z.enum(['page', 'auto']).optional(),
     colSpan: spanCount.optional(),
     rowSpan: spanCount.optional(),
-    verticalAlign: z.enum(['top', 'middle', 'bottom']).optional(),
+    verticalAlign: z.enum(['top', 'middle', 'bottom', 'baseline']).optional(),
   };
 }
 
 const nodeStyle = styleShape(boundColor);
 /** A style object inside a node (table headerStyle/footerStyle): colours bound. */
 const nodeStyleObject = z.strictObject(nodeStyle);
-/** A named style in `styles`: literal colours, and no `style` of its own. */
+/** A named style in `styles`: literal colours, no `style` of its own, no `lang` (a node's text has it). */
+const { lang: _lang, ...namedStyleShape } = styleShape(literalColor);
 const namedStyle = z.strictObject({
-  ...styleShape(literalColor),
+  ...namedStyleShape,
   style: z
     .custom<never>()
     .superRefine((_v, ctx) => custom(ctx, 'a named style cannot use other styles; list several names at the use site instead'))

@@ -44,6 +44,12 @@ export interface StyleProps {
   fontFeatures?: string[];
   /** Hyphenate justified text in the template's language. Default true for justified text. */
   hyphenate?: boolean;
+  /**
+   * Language of the node's text (BCP 47: "de", "de-CH"), inherited by what it contains: the
+   * hyphenation patterns of justified text and the locale of the number, currency and date
+   * filters inside it. Default: the template's metadata.language. Not in named styles.
+   */
+  lang?: string;
   margin?: SidesInput;
   padding?: SidesInput;
   border?: BorderInput;
@@ -58,8 +64,11 @@ export interface StyleProps {
   /** Only in table cells. */
   colSpan?: number;
   rowSpan?: number;
-  /** Vertical alignment inside a table cell. */
-  verticalAlign?: 'top' | 'middle' | 'bottom';
+  /**
+   * Vertical alignment inside a table cell: `baseline` (the default) lines the first baseline of
+   * the cell's text up with the other baseline cells of its row; `top`, `middle`, `bottom`.
+   */
+  verticalAlign?: 'top' | 'middle' | 'bottom' | 'baseline';
 }
 
 /** A condition of `if` (DESIGN §5): a data path (truthy) or a combinator. */

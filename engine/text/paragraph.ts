@@ -44,6 +44,8 @@ export interface TextStyle {
 export interface StyledText {
   readonly text: string;
   readonly style: TextStyle;
+  /** Inserts soft hyphens into this run's words (its language's patterns); else the paragraph's. */
+  readonly hyphenate?: (word: string) => string;
 }
 
 /** A shaped piece: part of one segment in one style, one face and one bidi level. */
@@ -115,6 +117,8 @@ export interface LineRun {
   readonly width: number;
   /** Extra advance (points) added after each glyph of a trailing-space piece, for justification. */
   readonly wordSpacing: number;
+  /** Extra advance (points) added after each glyph of the other pieces: justified CJK lines. */
+  readonly charSpacing: number;
 }
 
 /** One laid-out line. `baseline` is measured from the line's top. */
@@ -141,6 +145,8 @@ const SA_RUN = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff]+/g;
 /** Combining marks, joiners and variation selectors stay in the face of the character before them. */
 const CLINGS = /[\p{M}\u200c\u200d\ufe00-\ufe0f]/u;
 const WORD = /[\p{L}\p{M}]{5,}/gu;
+/** Han ideographs, kana, CJK punctuation and full-width forms: text justified between characters. */
+const CJK = /[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]|[\ud840-\ud87f][\udc00-\udfff]/;
 
 // bidi-js is CommonJS: its default import is the factory, whatever its declaration file says.
 const bidi = (bidiModule as unknown as typeof import('bidi-js').default)();
@@ -163,7 +169,8 @@ function dictionaryBreaks(full: string): Set<number> | null {
 /** Shape `text` as one piece. */
 function makePiece(text: string, style: TextStyle, face: FontFace, level: number, space: boolean): Piece {
   const rtl = level % 2 === 1;
-  const run = shape(face, rtl ? mirror(text) : text, style.features, rtl ? 'rtl' : 'ltr');
+  // Letter-spaced text is shaped without optional ligatures: the spacing would split them.
+  const run = shape(face, rtl ? mirror(text) : text, style.features, rtl ? 'rtl' : 'ltr', style.letterSpacing === 0);
   const width = (run.width / face.unitsPerEm) * style.size + style.letterSpacing * run.glyphs.length;
   return { text, style, face, level, run, width, space, alone: null, spaceAfter: null, spaced: null };
 }
@@ -287,8 +294,8 @@ function pieces(full: string, from: number, to: number, style: TextStyle, levels
   return cut.width;
 }
 
-function hasControl(s: StyledText): boolean {
-  return CONTROL.test(s.text);
+function hasControlOrHyphenation(s: StyledText): boolean {
+  return s.hyphenate !== undefined || CONTROL.test(s.text);
 }
 
 interface Opportunity {
@@ -321,10 +328,11 @@ export function prepareParagraph(input: readonly StyledText[], options: Paragrap
   const hyphenate = options.hyphenate;
   // Tabs become spaces and other control characters go: no font has glyphs for them.
   let spans = input;
-  if (hyphenate || input.some(hasControl)) {
+  if (hyphenate || input.some(hasControlOrHyphenation)) {
     spans = input.map((s) => {
       let text = CONTROL.test(s.text) ? s.text.replace(/\t/g, ' ').replace(CONTROL_GLOBAL, '') : s.text;
-      if (hyphenate) text = text.replace(WORD, (w) => hyphenate(w));
+      const h = s.hyphenate ?? hyphenate;
+      if (h) text = text.replace(WORD, (w) => h(w));
       return text === s.text ? s : { text, style: s.style };
     });
   }
@@ -602,15 +610,30 @@ function finishLine(segs: Segment[], width: number, maxWidth: number, align: Ali
 
   const rtl = p.baseLevel % 2 === 1;
   const resolved = align === 'start' ? (rtl ? 'right' : 'left') : align === 'end' ? (rtl ? 'left' : 'right') : align;
+  // Justification: the extra space goes to the spaces between words and, on a line with CJK
+  // ideographs or kana (written without spaces), to the gaps between all its characters.
   let spaceGlyphs = 0;
+  let charGaps = 0;
   if (resolved === 'justify' && !last) {
-    for (const piece of pieces) if (piece.space) spaceGlyphs += piece.run.glyphs.length;
+    let cjk = false;
+    let glyphs = 0;
+    for (const piece of pieces) {
+      if (piece.space) spaceGlyphs += piece.run.glyphs.length;
+      else {
+        glyphs += piece.run.glyphs.length;
+        if (!cjk && CJK.test(piece.text)) cjk = true;
+      }
+    }
+    if (cjk) charGaps = Math.max(0, glyphs - 1);
   }
-  const wordSpacing = spaceGlyphs > 0 ? Math.max(0, maxWidth - width) / spaceGlyphs : 0;
-  const lineWidth = wordSpacing > 0 ? maxWidth : width;
+  const gaps = spaceGlyphs + charGaps;
+  const extra = gaps > 0 ? Math.max(0, maxWidth - width) / gaps : 0;
+  const wordSpacing = spaceGlyphs > 0 ? extra : 0;
+  const charSpacing = charGaps > 0 ? extra : 0;
+  const lineWidth = extra > 0 ? maxWidth : width;
   let x = 0;
   // A justified paragraph's last line sits at the start side.
-  if (resolved === 'right' || (resolved === 'justify' && rtl && wordSpacing === 0)) x = maxWidth - width;
+  if (resolved === 'right' || (resolved === 'justify' && rtl && extra === 0)) x = maxWidth - width;
   else if (resolved === 'center') x = (maxWidth - width) / 2;
 
   let ascent = 0;
@@ -632,10 +655,12 @@ function finishLine(segs: Segment[], width: number, maxWidth: number, align: Ali
     let j = i;
     let runWidth = 0;
     while (j < pieces.length && pieces[j].style === style && pieces[j].face === face) {
-      runWidth += pieces[j].width + (pieces[j].space ? wordSpacing * pieces[j].run.glyphs.length : 0);
+      runWidth += pieces[j].width + (pieces[j].space ? wordSpacing : charSpacing) * pieces[j].run.glyphs.length;
       j++;
     }
-    runs.push({ style, face, pieces: pieces.slice(i, j), x, width: runWidth, wordSpacing });
+    // The line's last glyph gets no gap after it (the painter adds it, past the line's end).
+    if (j === pieces.length && charSpacing > 0 && !pieces[j - 1].space) runWidth -= charSpacing;
+    runs.push({ style, face, pieces: pieces.slice(i, j), x, width: runWidth, wordSpacing, charSpacing });
     x += runWidth;
     i = j;
   }

@@ -35,15 +35,23 @@ interface RunCache {
 }
 const caches = new Map<string, RunCache>();
 
-/** Shape `text` in `face`, through the cache. `features` are OpenType tags such as `["tnum"]`. */
-export function shape(face: FontFace, text: string, features?: readonly string[], direction: 'ltr' | 'rtl' = 'ltr'): GlyphRun {
+/** Optional ligatures, turned off in letter-spaced text (as CSS does): spacing would split them. */
+const NO_LIGATURES: Readonly<Record<string, boolean>> = Object.freeze({ liga: false, clig: false, dlig: false, hlig: false });
+
+/**
+ * Shape `text` in `face`, through the cache. `features` are OpenType tags such as `["tnum"]`;
+ * `ligatures` false turns off the optional ligatures (liga, clig, dlig, hlig; required ones such
+ * as Arabic lam-alef stay).
+ */
+export function shape(face: FontFace, text: string, features?: readonly string[], direction: 'ltr' | 'rtl' = 'ltr', ligatures = true): GlyphRun {
   const base = direction === 'rtl' ? `${face.key}|rtl` : face.key;
-  const cacheKey = features && features.length > 0 ? `${base}|${features.join(',')}` : base;
+  const withFeatures = features && features.length > 0 ? `${base}|${features.join(',')}` : base;
+  const cacheKey = ligatures ? withFeatures : `${withFeatures}|noliga`;
   let cache = caches.get(cacheKey);
   if (!cache) caches.set(cacheKey, (cache = { runs: new Map(), chars: 0 }));
   let run = cache.runs.get(text);
   if (run) return run;
-  run = shapeUncached(face, text, features, direction);
+  run = shapeUncached(face, text, features, direction, ligatures);
   if (text.length > MAX_CACHED_LENGTH) return run;
   if (cache.runs.size >= MAX_ENTRIES_PER_FACE || cache.chars + text.length > MAX_CHARS_PER_FACE) {
     cache.runs.clear();
@@ -66,8 +74,14 @@ export function sliceRun(run: GlyphRun, from: number, to: number): GlyphRun {
  * Right-to-left text comes back in visual order (fontkit reverses it), so the one-to-one
  * character pairing below reads the text backwards.
  */
-function shapeUncached(face: FontFace, text: string, features: readonly string[] | undefined, direction: 'ltr' | 'rtl'): GlyphRun {
-  const result = face.font.layout(text, features ? [...features] : undefined, undefined, undefined, direction);
+function shapeUncached(face: FontFace, text: string, features: readonly string[] | undefined, direction: 'ltr' | 'rtl', ligatures: boolean): GlyphRun {
+  let requested: string[] | Record<string, boolean> | undefined = features ? [...features] : undefined;
+  if (!ligatures) {
+    const overrides: Record<string, boolean> = { ...NO_LIGATURES };
+    for (const tag of features ?? []) overrides[tag] = true;
+    requested = overrides;
+  }
+  const result = face.font.layout(text, requested as string[] | undefined, undefined, undefined, direction);
   const advances: number[] = new Array(result.glyphs.length);
   const codePoints: (readonly number[])[] = new Array(result.glyphs.length);
   // When characters and glyphs pair one to one (most runs), the text itself says what each glyph shows.

@@ -135,8 +135,10 @@ test('resolveWidths: an auto column with a 300-character word does not starve it
   // Many columns that cannot all have their min-content: equal shares at worst.
   const widths = resolveWidths(['auto', 'auto', 'auto', 'auto'], 100, () => [long, long, long, { min: 10, max: 10 }]);
   assert.deepEqual(widths.map((w) => Math.round(w)), [30, 30, 30, 10]);
-  // Fixed widths wider than the room are scaled down together.
+  // Fixed widths wider than the room are made narrower together, and do not starve other columns.
   assert.deepEqual(resolveWidths([300, 300], 400, () => []), [200, 200]);
+  const mixed = resolveWidths(['*', 165, 'auto'], 110, () => [{ min: 20, max: 40 }, { min: 0, max: 0 }, { min: 25, max: 60 }]);
+  assert.deepEqual(mixed.map((w) => Math.round(w)), [20, 65, 25]);
 });
 
 test('a 300-character word in an auto column: the column stays wide, its neighbours keep whole words', () => {

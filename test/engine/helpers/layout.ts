@@ -2,18 +2,18 @@
  * Engine tests below the PDF: a definition laid out into pages of draw items (no painting), and
  * the geometry of those items, for checks that need exact boxes (cells, fills, borders).
  */
-import { DEFAULT_LIMITS } from '../../../engine/errors.ts';
+import { DEFAULT_LIMITS, type Limits } from '../../../engine/errors.ts';
 import { layoutDocument } from '../../../engine/layout/document.ts';
 import type { DrawItem, Page } from '../../../engine/layout/nodes.ts';
 import { parseTemplate } from '../../../engine/template/schema.ts';
 import { bundledFontLibrary } from '../../../engine/text/fonts.ts';
 import { NOW } from '../../helpers/render.ts';
 
-/** Lay a (valid) definition out into pages of draw items. */
-export function layout(definition: unknown, data: unknown = {}): Page[] {
+/** Lay a (valid) definition out into pages of draw items, with DEFAULT_LIMITS or `limits` over them. */
+export function layout(definition: unknown, data: unknown = {}, limits: Partial<Limits> = {}): Page[] {
   const parsed = parseTemplate(definition);
   if (!parsed.ok) throw new Error(`invalid: ${JSON.stringify(parsed.errors)}`);
-  return layoutDocument(parsed.template, data, { fonts: bundledFontLibrary(), limits: DEFAULT_LIMITS, now: NOW }).pages;
+  return layoutDocument(parsed.template, data, { fonts: bundledFontLibrary(), limits: { ...DEFAULT_LIMITS, ...limits }, now: NOW }).pages;
 }
 
 /** An axis-aligned box in points from the page's top-left corner. */
