@@ -1,20 +1,17 @@
 /**
- * Platen's layout engine: template DSL + data -> PDF bytes (DESIGN §1, §5, §6).
- * Pure: no HTTP, no database, no environment. The service knows the engine only through this file.
+ * Platen's layout engine: template DSL + data -> PDF bytes (DESIGN §1, §5, §6); the passes are
+ * declared in pipeline.ts. Pure: no HTTP, no database, no environment. The service knows the
+ * engine only through this file.
  */
 import { DEFAULT_LIMITS, RenderError, type ErrorDetail, type Limits } from './errors.ts';
-import { bindMetadata } from './template/bind.ts';
-import { warnMissing } from './template/missing.ts';
-import { WarningSink, type RenderWarning } from './warnings.ts';
+import type { RenderWarning } from './warnings.ts';
 import { dataFaults } from './template/data-check.ts';
 import { templateFields as fieldsOf } from './template/fields.ts';
 import { parseTemplate } from './template/schema.ts';
 import type { Template, TemplateField, TemplateIssue } from './template/types.ts';
 import { bundledFontLibrary, type FontLibrary } from './text/fonts.ts';
-import { layoutDocument } from './layout/document.ts';
-import { stampWatermark } from './layout/watermark.ts';
-import { paintPdf } from './paint/paint.ts';
-import { pdfaProfile, type PdfVariant } from './pdfa/variant.ts';
+import { renderDocument } from './pipeline.ts';
+import type { PdfVariant } from './pdfa/variant.ts';
 
 export { PDF_VARIANTS, type PdfVariant } from './pdfa/variant.ts';
 
@@ -52,7 +49,7 @@ export interface RenderResult {
    * DATA_MISSING (a placeholder or each whose data path the data lacks; `path` is the
    * placeholder's template path, the message names the data path), GLYPH_MISSING (a character no
    * font has), IMAGE_CLAMPED (an image or code larger than its room, drawn smaller),
-   * WIDTH_CLAMPED (fixed widths wider than the room, scaled down).
+   * WIDTH_CLAMPED (fixed widths that do not fit the room, made narrower).
    */
   warnings: RenderWarning[];
 }
@@ -162,18 +159,6 @@ export function checkData(definition: unknown, data: unknown, options: CheckData
  */
 export async function renderPdf(definition: unknown, data: unknown, options: RenderOptions = {}): Promise<RenderResult> {
   const fonts = options.fonts ?? bundledFontLibrary();
-  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const template = validOrThrow(definition, fonts, limits.maxDepth);
-  const now = options.now ?? new Date();
-  const faults = dataFaults(template, data, { maxDataDepth: limits.maxDataDepth, maxNodes: limits.maxNodes, now });
-  if (faults.length > 0) {
-    const more = faults.length > 1 ? ` (and ${faults.length - 1} more)` : '';
-    throw new RenderError('DATA_INVALID', faults[0].message + more, faults[0].path, faults);
-  }
-  const sink = new WarningSink();
-  const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language, missing: warnMissing(sink) });
-  const { pages, warnings } = layoutDocument(template, data ?? {}, { fonts, limits, now, language: meta.language, warnings: sink });
-  if (options.watermark !== undefined) stampWatermark(pages, options.watermark, fonts, options.pdfVariant !== undefined);
-  const pdf = await paintPdf(pages, { ...meta, date: now }, { pdfa: options.pdfVariant ? pdfaProfile(options.pdfVariant) : undefined });
-  return { pdf, pages: pages.length, warnings };
+  const template = validOrThrow(definition, fonts, options.limits?.maxDepth ?? DEFAULT_LIMITS.maxDepth);
+  return renderDocument(template, data, { ...options, fonts });
 }

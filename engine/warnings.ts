@@ -12,7 +12,7 @@ export type RenderWarningCode =
   | 'GLYPH_MISSING'
   /** An image, QR code or barcode larger than the room it has; drawn smaller, aspect kept. */
   | 'IMAGE_CLAMPED'
-  /** Fixed widths (table or columns) that add up to more than the room; scaled down together. */
+  /** Fixed widths (table or columns) that do not fit the room beside the other columns; made narrower. */
   | 'WIDTH_CLAMPED';
 
 /** One warning: a code, a sentence, and the template path of the node at fault (`content[2].text`). */

@@ -37,13 +37,21 @@ export function cellNeed(c: MCell): number {
  * covers (clipped to the run).
  */
 export function rowHeights(rows: readonly { readonly cells: readonly MCell[] }[]): number[] {
-  const heights = rows.map((r) => {
+  const heights = new Array<number>(rows.length);
+  let spanning = false;
+  for (let r = 0; r < rows.length; r++) {
     let h = 0;
-    for (const c of r.cells) if (c.rowSpan === 1) h = Math.max(h, cellNeed(c));
-    return h;
-  });
-  rows.forEach((row, r) => {
-    for (const c of row.cells) {
+    for (const c of rows[r].cells) {
+      if (c.rowSpan === 1) {
+        const need = cellNeed(c);
+        if (need > h) h = need;
+      } else spanning = true;
+    }
+    heights[r] = h;
+  }
+  if (!spanning) return heights;
+  for (let r = 0; r < rows.length; r++) {
+    for (const c of rows[r].cells) {
       if (c.rowSpan === 1) continue;
       const last = Math.min(rows.length, r + c.rowSpan) - 1;
       let covered = 0;
@@ -51,7 +59,7 @@ export function rowHeights(rows: readonly { readonly cells: readonly MCell[] }[]
       const need = cellNeed(c);
       if (need > covered) heights[last] += need - covered;
     }
-  });
+  }
   return heights;
 }
 

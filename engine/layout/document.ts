@@ -1,21 +1,18 @@
 /**
- * Lays out a whole document (DESIGN §5): binds the content, prepares, measures and paginates it
- * into the content area, then binds and places header, footer and background on every page with
- * that page's `$page` and `$pages`.
+ * Pages: their size and content area, and the bands on every page (header, footer, background),
+ * which are bound, prepared, measured and placed per page with that page's `$page` and `$pages`
+ * once the content has been paginated (engine/pipeline.ts runs them in that order).
  */
-import { RenderError, type Limits } from '../errors.ts';
+import { RenderError } from '../errors.ts';
 import { bindNodes, type BindNodesOptions } from '../template/bind.ts';
-import { warnMissing } from '../template/missing.ts';
-import type { Node, PageSize, Template } from '../template/types.ts';
-import type { FontLibrary } from '../text/fonts.ts';
-import { WarningSink, type RenderWarning } from '../warnings.ts';
-import { LayoutBudget, PageEstimate } from './budget.ts';
+import type { MissingReporter } from '../template/missing.ts';
+import type { Node, PageContext, PageSize, Template } from '../template/types.ts';
 import { flowHeight } from './box-metrics.ts';
 import { measureAll, type MeasureContext } from './measure.ts';
 import type { Box, DrawItem, Page } from './nodes.ts';
-import { flow, flowContext, paginate } from './paginate.ts';
+import { flow, flowContext } from './paginate.ts';
 import { prepareNodes, type PrepareContext } from './prepare.ts';
-import { rootStyle, TextStyles, toSides } from './style.ts';
+import { toSides, type ComputedStyle, type Sides } from './style.ts';
 
 /** Page sizes in points, portrait. */
 export const PAGE_SIZES: Record<string, [number, number]> = {
@@ -33,101 +30,102 @@ export function pageDimensions(size: PageSize | undefined, orientation: 'portrai
   return landscape ? [Math.max(w, h), Math.min(w, h)] : Array.isArray(size) ? [w, h] : [Math.min(w, h), Math.max(w, h)];
 }
 
-/** Inputs of a layout besides the template and data. */
-export interface LayoutOptions {
-  readonly fonts: FontLibrary;
-  readonly limits: Limits;
-  readonly now: Date;
-  /** Locale of the filters: the template's metadata.language after binding. */
-  readonly language?: string;
-  /** Where warnings go (a new sink when not given). */
-  readonly warnings?: WarningSink;
+/** A page's size and the box inside its margins, points. */
+export interface PageFrame {
+  readonly width: number;
+  readonly height: number;
+  readonly margin: Sides;
+  /** Width between the left and right margins. */
+  readonly contentWidth: number;
+  /** Height between the top and bottom margins (header, content area and footer share it). */
+  readonly bodyHeight: number;
 }
 
-/** Stand-ins for `$page`/`$pages` when measuring the header and footer before the page count is known. */
-const MEASURE_PAGE = { page: 8888, pages: 8888 };
+/** The page frame of a template. */
+export function pageFrame(template: Template): PageFrame {
+  const [width, height] = pageDimensions(template.page?.size, template.page?.orientation);
+  const margin = toSides(template.page?.margin ?? 40);
+  return { width, height, margin, contentWidth: Math.max(1, width - margin.left - margin.right), bodyHeight: Math.max(1, height - margin.top - margin.bottom) };
+}
 
-/** What {@link layoutDocument} gives back. */
-export interface LaidOut {
-  readonly pages: Page[];
-  /** What was drawn imperfectly (missing data, missing glyphs, clamped images), once each. */
-  readonly warnings: RenderWarning[];
+/** What laying out the bands needs: the template, data, binding options and the passes' contexts. */
+export interface BandContext {
+  readonly template: Template;
+  readonly data: unknown;
+  readonly bind: BindNodesOptions;
+  readonly root: ComputedStyle;
+  readonly prepare: PrepareContext;
+  readonly measure: MeasureContext;
+  readonly frame: PageFrame;
+}
+
+/** The bands of a template, by name. */
+export type BandName = 'header' | 'footer' | 'background';
+
+/** Stand-ins for `$page`/`$pages` when measuring the header and footer before the page count is known. */
+const MEASURE_PAGE: PageContext = { page: 8888, pages: 8888 };
+
+/** The least height the content area may have, points. */
+export const MIN_REGION = 12;
+
+/**
+ * One band bound for `page`, prepared and measured (the background at the full page width and
+ * height, header and footer inside the margins); data it lacks is told to `missing`.
+ */
+export function bandBoxes(b: BandContext, name: BandName, page: PageContext, missing?: MissingReporter): Box[] {
+  const nodes: Node[] | undefined = b.template[name];
+  if (!nodes || nodes.length === 0) return [];
+  const bound = bindNodes(nodes, b.data, { ...b.bind, page, path: name, missing });
+  const background = name === 'background';
+  return measureAll(prepareNodes(bound, b.root, b.prepare, name), background ? b.frame.width : b.frame.contentWidth, b.measure, background ? b.frame.height : b.frame.bodyHeight);
+}
+
+/** Where the content goes on every page: below the header, above the footer. */
+export interface ContentArea {
+  readonly top: number;
+  readonly height: number;
+  readonly headerHeight: number;
+  readonly footerHeight: number;
 }
 
 /**
- * Lay out `template` with `data` into pages of draw items.
- * @throws RenderError from binding (DATA_INVALID, LIMIT_EXCEEDED), preparing (IMAGE_INVALID,
- * BARCODE_INVALID, FONT_NOT_FOUND; LIMIT_EXCEEDED past maxGlyphs, maxBoxes or, as far as the
- * page estimate knows, maxPages), measuring (LIMIT_EXCEEDED past maxBoxes), paginating
- * (LIMIT_EXCEEDED past maxPages), and TEMPLATE_INVALID (path `header`) when the header and footer
- * leave no room for the content.
+ * The content area, from the header's and footer's heights measured with stand-in page numbers
+ * of four digits.
+ * @throws RenderError TEMPLATE_INVALID (path `header`, or `footer`) when they leave less than
+ *   {@link MIN_REGION} points for the content.
  */
-export function layoutDocument(template: Template, data: unknown, opts: LayoutOptions): LaidOut {
-  const budget = new LayoutBudget(opts.limits);
-  const warnings = opts.warnings ?? new WarningSink();
-  const ctx: PrepareContext = { styles: template.styles, textStyles: new TextStyles(opts.fonts), limits: opts.limits, language: opts.language, warnings, budget, flow: null };
-  const pages = layoutPages(template, data, opts, ctx, { budget, warnings });
-  return { pages, warnings: warnings.list() };
-}
-
-function layoutPages(template: Template, data: unknown, opts: LayoutOptions, ctx: PrepareContext, mctx: MeasureContext): Page[] {
-  const [pageWidth, pageHeight] = pageDimensions(template.page?.size, template.page?.orientation);
-  const margin = toSides(template.page?.margin ?? 40);
-  const contentWidth = Math.max(1, pageWidth - margin.left - margin.right);
-  const bodyHeight = Math.max(1, pageHeight - margin.top - margin.bottom);
-  const root = rootStyle(template.font, opts.fonts.defaultFamily);
-  const missing = warnMissing(ctx.warnings);
-  const bindOpts: BindNodesOptions = {
-    now: opts.now,
-    language: opts.language,
-    maxNodes: opts.limits.maxNodes,
-    maxDepth: opts.limits.maxDepth,
-  };
-
-  // Header, footer and background are bound for each page; data they lack is reported once (page 1).
-  const band = (nodes: Node[] | undefined, name: string, page: { page: number; pages: number }, width: number, maxHeight: number, report: boolean) => {
-    if (!nodes || nodes.length === 0) return [];
-    const bound = bindNodes(nodes, data, { ...bindOpts, page, path: name, missing: report ? missing : undefined });
-    return measureAll(prepareNodes(bound, root, ctx, name), width, mctx, maxHeight);
-  };
-
-  const headerHeight = flowHeight(band(template.header, 'header', MEASURE_PAGE, contentWidth, bodyHeight, false));
-  const footerHeight = flowHeight(band(template.footer, 'footer', MEASURE_PAGE, contentWidth, bodyHeight, false));
-  const regionTop = margin.top + headerHeight;
-  const regionHeight = bodyHeight - headerHeight - footerHeight;
-  if (regionHeight < MIN_REGION) {
+export function contentArea(b: BandContext): ContentArea {
+  const headerHeight = flowHeight(bandBoxes(b, 'header', MEASURE_PAGE));
+  const footerHeight = flowHeight(bandBoxes(b, 'footer', MEASURE_PAGE));
+  const height = b.frame.bodyHeight - headerHeight - footerHeight;
+  if (height < MIN_REGION) {
     throw new RenderError(
       'TEMPLATE_INVALID',
-      `the header (${Math.round(headerHeight)} pt) and footer (${Math.round(footerHeight)} pt) leave ${Math.round(Math.max(0, regionHeight))} pt of the ${Math.round(bodyHeight)} pt between the page margins for the content; at least ${MIN_REGION} pt are needed`,
-      template.header && template.header.length > 0 ? 'header' : 'footer',
+      `the header (${Math.round(headerHeight)} pt) and footer (${Math.round(footerHeight)} pt) leave ${Math.round(Math.max(0, height))} pt of the ${Math.round(b.frame.bodyHeight)} pt between the page margins for the content; at least ${MIN_REGION} pt are needed`,
+      b.template.header && b.template.header.length > 0 ? 'header' : 'footer',
     );
   }
+  return { top: b.frame.margin.top + headerHeight, height, headerHeight, footerHeight };
+}
 
-  // While the content is prepared, a lower bound of its page count stops a document that is
-  // certainly too long before its lines are broken and its pages built.
-  const bound = bindNodes(template.content, data, { ...bindOpts, path: 'content', missing });
-  ctx.flow = new PageEstimate(regionHeight, opts.limits.maxPages);
-  const prepared = prepareNodes(bound, root, ctx, 'content');
-  ctx.flow = null;
-  const content = measureAll(prepared, contentWidth, mctx, regionHeight);
-  const bodies = paginate(content, margin.left, regionTop, regionHeight, opts.limits.maxPages);
-
+/**
+ * The pages: each page's content items between its background and header (under) and its footer,
+ * the bands bound with that page's number. Data the bands lack is reported once, on page 1.
+ */
+export function placeBands(b: BandContext, area: ContentArea, bodies: readonly DrawItem[][], missing: MissingReporter): Page[] {
+  const { width, height, margin } = b.frame;
   const pages = bodies.length;
   return bodies.map((items, i) => {
     const page = { page: i + 1, pages };
-    const first = i === 0;
+    const report = i === 0 ? missing : undefined;
     const all: DrawItem[] = [];
-    placeBand(band(template.background, 'background', page, pageWidth, pageHeight, first), 0, 0, pageHeight, all);
-    placeBand(band(template.header, 'header', page, contentWidth, bodyHeight, first), margin.left, margin.top, headerHeight, all);
+    placeBand(bandBoxes(b, 'background', page, report), 0, 0, height, all);
+    placeBand(bandBoxes(b, 'header', page, report), margin.left, margin.top, area.headerHeight, all);
     for (const item of items) all.push(item);
-    const footer = band(template.footer, 'footer', page, contentWidth, bodyHeight, first);
-    placeBand(footer, margin.left, pageHeight - margin.bottom - footerHeight, footerHeight, all);
-    return { width: pageWidth, height: pageHeight, items: all };
+    placeBand(bandBoxes(b, 'footer', page, report), margin.left, height - margin.bottom - area.footerHeight, area.footerHeight, all);
+    return { width, height, items: all };
   });
 }
-
-/** The least height the content area may have, points. */
-const MIN_REGION = 12;
 
 /** Place header, footer or background boxes; they never break (what overflows is drawn anyway). */
 function placeBand(boxes: Box[], x: number, y: number, height: number, out: DrawItem[]): void {

@@ -35,6 +35,11 @@ function bandEnd(rows: readonly MRow[], i: number): number {
   return end;
 }
 
+/** A fill rectangle or a rule still growing: cells side by side with the same one share it. */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type FillItem = Mutable<Extract<DrawItem, { kind: 'rect' }>>;
+type RuleItem = Mutable<Extract<DrawItem, { kind: 'line' }>>;
+
 interface Painter {
   readonly x: number;
   readonly width: number;
@@ -43,15 +48,47 @@ interface Painter {
   /** Borders, drawn after every cell of the part. */
   readonly borders: DrawItem[];
   readonly ctx: FlowContext;
+  /** The last fill drawn and the last rule: a neighbour's equal one extends them. */
+  lastFill: FillItem | null;
+  lastRule: RuleItem | null;
 }
 
-/** The fill and the borders of a cell of height h at y. */
+/** Whether a and b, side by side, are the same band: same top and height (rules: same y). */
+function near(a: number, b: number): boolean {
+  return Math.abs(a - b) < 1e-6;
+}
+
+/**
+ * The fill and the borders of a cell of height h at y. Equal fills (a striped row, a header) and
+ * horizontal rules of cells side by side are drawn as one rectangle or one rule.
+ */
 function frameCell(p: Painter, cell: MCell, y: number, h: number): void {
   const x = p.x + cell.x;
-  if (cell.fill) p.out.push({ kind: 'rect', x, y, w: cell.width, h, fill: cell.fill, stroke: null, lineWidth: 0 });
+  const w = cell.width;
+  if (cell.fill) {
+    const f = p.lastFill;
+    if (f && f.fill === cell.fill && near(f.y, y) && near(f.h, h) && (near(f.x + f.w, x) || near(x + w, f.x))) {
+      if (near(x + w, f.x)) f.x = x;
+      f.w += w;
+    } else {
+      const item: FillItem = { kind: 'rect', x, y, w, h, fill: cell.fill, stroke: null, lineWidth: 0 };
+      p.out.push(item);
+      p.lastFill = item;
+    }
+  }
   const { borders, borderColor, borderWidth } = p.box;
-  if (borders === 'all') p.borders.push({ kind: 'rect', x, y, w: cell.width, h, fill: null, stroke: borderColor, lineWidth: borderWidth });
-  else if (borders === 'horizontal') p.borders.push({ kind: 'line', x1: x, y1: y + h, x2: x + cell.width, y2: y + h, color: borderColor, width: borderWidth });
+  if (borders === 'all') p.borders.push({ kind: 'rect', x, y, w, h, fill: null, stroke: borderColor, lineWidth: borderWidth });
+  else if (borders === 'horizontal') {
+    const r = p.lastRule;
+    if (r && near(r.y1, y + h) && (near(r.x2, x) || near(x + w, r.x1))) {
+      if (near(r.x2, x)) r.x2 = x + w;
+      else r.x1 = x;
+    } else {
+      const item: RuleItem = { kind: 'line', x1: x, y1: y + h, x2: x + w, y2: y + h, color: borderColor, width: borderWidth };
+      p.borders.push(item);
+      p.lastRule = item;
+    }
+  }
 }
 
 /** Draw a whole cell of height h: frame, and content aligned in it. */
@@ -127,7 +164,7 @@ function cutBand(p: Painter, rows: readonly MRow[], i: number, end: number, j: n
 /** Place a table box at (x, y) in `avail` points. See the module comment for the rules. */
 export function placeTable(box: TableBox, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): Placement {
   const mark = out.length;
-  const p: Painter = { x, width: box.width, box, out, borders: [], ctx };
+  const p: Painter = { x, width: box.width, box, out, borders: [], ctx, lastFill: null, lastRule: null };
   const headerHeight = sumHeights(box.header, 0, box.header.length);
   const footerHeight = sumHeights(box.footer, 0, box.footer.length);
   const giveUp = (): Placement => {
@@ -190,6 +227,8 @@ export function placeTable(box: TableBox, x: number, y: number, avail: number, a
     if (!cut.progress) {
       out.length = cutMark;
       p.borders.length = borderMark;
+      p.lastFill = null;
+      p.lastRule = null;
       // Row j cannot start here: end the part after the rows before it; on a fresh page with
       // none before it, row j must start anyway (something is placed on every page).
       if (j > i) cut = cutBand(p, body, i, end, j, 0, y + cursor, false);

@@ -142,26 +142,9 @@ function alignOf(style: ComputedStyle): 'left' | 'center' | 'right' {
 function prepareInline(text: string | BoundInline[], style: ComputedStyle, link: string | undefined, ctx: PrepareContext, path: string): PreparedParagraph {
   const runs: StyledText[] = [];
   const justified = style.textAlign === 'justify';
-  // A span in another language (or with hyphenate off) gets its own hyphenation: its language's
-  // patterns, or none when there are none for it.
-  const run = (t: string, s: ComputedStyle, l: string | undefined): StyledText => {
-    if (!justified || s === style || (s.lang === style.lang && s.hyphenate === style.hyphenate)) return { text: t, style: ctx.textStyles.of(s, l) };
-    return { text: t, style: ctx.textStyles.of(s, l), hyphenate: (s.hyphenate ? hyphenatorFor(s.lang ?? ctx.language) : undefined) ?? KEEP_WORD };
-  };
-  const walk = (t: string | BoundInline[], s: ComputedStyle, l: string | undefined) => {
-    if (typeof t === 'string') {
-      if (t.length > 0) runs.push(run(t, s, l));
-      return;
-    }
-    for (const inline of t) {
-      if (typeof inline === 'string') {
-        if (inline.length > 0) runs.push(run(inline, s, l));
-      } else {
-        walk(inline.text, computeStyle(s, mergeProps(inline, ctx.styles)), inline.link ?? l);
-      }
-    }
-  };
-  walk(text, style, link);
+  if (typeof text === 'string') {
+    if (text.length > 0) runs.push({ text, style: ctx.textStyles.of(style, link) });
+  } else flattenSpans(text, style, link, style, justified, ctx, runs);
   let length = 0;
   for (const r of runs) length += r.text.length;
   ctx.budget.glyphsFor(length, path);
@@ -175,6 +158,30 @@ function prepareInline(text: string | BoundInline[], style: ComputedStyle, link:
     if (!ctx.warnings.has(key)) ctx.warnings.add('GLYPH_MISSING', `no font has the character "${ch}" (U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}): drawn as an empty box`, path, key);
   }
   return para;
+}
+
+/** Inline spans in document order as styled runs (recursive for nested spans). */
+function flattenSpans(t: string | BoundInline[], s: ComputedStyle, l: string | undefined, paragraph: ComputedStyle, justified: boolean, ctx: PrepareContext, out: StyledText[]): void {
+  if (typeof t === 'string') {
+    if (t.length > 0) out.push(styledRun(t, s, l, paragraph, justified, ctx));
+    return;
+  }
+  for (const inline of t) {
+    if (typeof inline === 'string') {
+      if (inline.length > 0) out.push(styledRun(inline, s, l, paragraph, justified, ctx));
+    } else {
+      flattenSpans(inline.text, computeStyle(s, mergeProps(inline, ctx.styles)), inline.link ?? l, paragraph, justified, ctx, out);
+    }
+  }
+}
+
+/**
+ * A run of text in style `s`. A span in another language than its paragraph (or with hyphenate
+ * off) gets its own hyphenation: its language's patterns, or none when there are none for it.
+ */
+function styledRun(t: string, s: ComputedStyle, l: string | undefined, paragraph: ComputedStyle, justified: boolean, ctx: PrepareContext): StyledText {
+  if (!justified || s === paragraph || (s.lang === paragraph.lang && s.hyphenate === paragraph.hyphenate)) return { text: t, style: ctx.textStyles.of(s, l) };
+  return { text: t, style: ctx.textStyles.of(s, l), hyphenate: (s.hyphenate ? hyphenatorFor(s.lang ?? ctx.language) : undefined) ?? KEEP_WORD };
 }
 
 const ROMAN: [number, string][] = [

@@ -10,7 +10,8 @@
 import { DEFAULT_LIMITS } from '../errors.ts';
 import { parseTemplate } from '../template/schema.ts';
 import type { FontLibrary } from '../text/fonts.ts';
-import { layoutDocument } from './document.ts';
+import type { LaidOut, LayoutOptions } from '../pipeline.ts';
+import type { Template } from '../template/types.ts';
 import type { DrawItem, Page } from './nodes.ts';
 
 /** Longest watermark text, characters. */
@@ -43,7 +44,10 @@ function literal(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\{\{|<</g, (m) => `\\${m}`);
 }
 
-function layOut(text: string, fonts: FontLibrary, pdfa: boolean): Laid {
+/** The layout passes (engine/pipeline.ts), passed in: the pipeline runs this module after them. */
+export type LayoutFn = (template: Template, data: unknown, opts: LayoutOptions) => LaidOut;
+
+function layOut(text: string, fonts: FontLibrary, pdfa: boolean, layoutDocument: LayoutFn): Laid {
   let byText = laidOut.get(fonts);
   if (!byText) laidOut.set(fonts, (byText = new Map()));
   const key = `${pdfa ? 'a' : 'n'}${text}`;
@@ -73,12 +77,13 @@ function layOut(text: string, fonts: FontLibrary, pdfa: boolean): Laid {
 /**
  * Adds the watermark `text` to every page (drawn last, over the content).
  * @param pdfa no transparency: opaque light grey instead.
+ * @param layoutDocument the layout passes, which lay the line out once per text and font library.
  * @throws RangeError when `text` is empty (after trimming) or longer than {@link MAX_WATERMARK_CHARS}.
  */
-export function stampWatermark(pages: readonly Page[], text: string, fonts: FontLibrary, pdfa: boolean): void {
+export function stampWatermark(pages: readonly Page[], text: string, fonts: FontLibrary, pdfa: boolean, layoutDocument: LayoutFn): void {
   const trimmed = text.trim();
   if (trimmed.length === 0 || trimmed.length > MAX_WATERMARK_CHARS) throw new RangeError(`a watermark is 1 to ${MAX_WATERMARK_CHARS} characters`);
-  const laid = layOut(trimmed, fonts, pdfa);
+  const laid = layOut(trimmed, fonts, pdfa, layoutDocument);
   if (laid.right <= laid.left) return;
   const cx = (laid.left + laid.right) / 2;
   const cy = laid.baseline - (CAP_HEIGHT * LAYOUT_SIZE) / 2;

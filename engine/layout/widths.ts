@@ -5,7 +5,7 @@
 import type { ColumnWidth } from '../template/types.ts';
 import type { WarningSink } from '../warnings.ts';
 import type { PCell, PNode } from './nodes.ts';
-import type { ComputedStyle } from './style.ts';
+import { ZERO_SIDES, type ComputedStyle } from './style.ts';
 
 /** Narrowest width without overflowing words, and the width wanted with no line breaks. Points. */
 export interface Intrinsic {
@@ -108,7 +108,9 @@ export function columnIntrinsics(specs: readonly ColumnWidth[], sections: readon
   for (const rows of sections) {
     for (const row of rows) {
       for (const cell of row) {
-        const i = intrinsic(cell.node);
+        // Most cells: bare text, whose widths the paragraph knows.
+        const node = cell.node;
+        const i = node.kind === 'text' && node.style.margin === ZERO_SIDES && node.style.padding === ZERO_SIDES && !node.style.border ? { min: node.para.minContentWidth, max: node.para.maxContentWidth } : intrinsic(node);
         const pad = cell.padding.left + cell.padding.right;
         if (cell.colSpan !== 1) {
           spanning.push({ cell, i: { min: i.min + pad, max: i.max + pad } });

@@ -175,19 +175,20 @@ function bindInlines(list: readonly Inline[], scope: Scope, ctx: Ctx, path: stri
       continue;
     }
     const span = item as unknown as Obj;
-    const bindSpan = (): BoundInline => {
-      const o: Obj = {};
-      for (const key of Object.keys(span)) {
-        const v = span[key];
-        if (key === 'text') o.text = bindTextValue(v, scope, ctx, p + '.text');
-        else if (key === 'link') bindLink(o, v, scope, ctx, p + '.link');
-        else copyStyleProp(o, key, v, scope, ctx, p);
-      }
-      return o as unknown as BoundInline;
-    };
-    out[i] = typeof span.lang === 'string' ? inLanguage(span, ctx, bindSpan) : bindSpan();
+    out[i] = typeof span.lang === 'string' ? inLanguage(span, ctx, () => bindSpan(span, scope, ctx, p)) : bindSpan(span, scope, ctx, p);
   }
   return out;
+}
+
+function bindSpan(span: Obj, scope: Scope, ctx: Ctx, path: string): BoundInline {
+  const o: Obj = {};
+  for (const key of Object.keys(span)) {
+    const v = span[key];
+    if (key === 'text') o.text = bindTextValue(v, scope, ctx, path + '.text');
+    else if (key === 'link') bindLink(o, v, scope, ctx, path + '.link');
+    else copyStyleProp(o, key, v, scope, ctx, path);
+  }
+  return o as unknown as BoundInline;
 }
 
 function bindTextValue(v: unknown, scope: Scope, ctx: Ctx, path: string): string | BoundInline[] {

@@ -3,7 +3,7 @@
  * the geometry of those items, for checks that need exact boxes (cells, fills, borders).
  */
 import { DEFAULT_LIMITS, type Limits } from '../../../engine/errors.ts';
-import { layoutDocument } from '../../../engine/layout/document.ts';
+import { layoutDocument } from '../../../engine/pipeline.ts';
 import type { DrawItem, Page } from '../../../engine/layout/nodes.ts';
 import { parseTemplate } from '../../../engine/template/schema.ts';
 import { bundledFontLibrary } from '../../../engine/text/fonts.ts';

@@ -1,0 +1,136 @@
+/**
+ * The render pipeline, in one place. Each pass takes what the one before produced; none calls
+ * back into an earlier one. The warnings of a render go to one WarningSink handed to the passes
+ * that find them.
+ *
+ *   validate   definition           -> Template          template/schema.ts   (every fault with its path)
+ *   check      Template + data      -> faults            template/data-check.ts (DATA_INVALID before any work)
+ *   bind       Template + data      -> BoundNode[]       template/bind.ts     (placeholders, filters, each, if; DATA_MISSING)
+ *   prepare    BoundNode[]          -> PNode[]           layout/prepare.ts    (styles resolved, then each paragraph shaped,
+ *                                                                              images decoded, codes encoded; GLYPH_MISSING)
+ *   measure    PNode[] + widths     -> Box[]             layout/measure.ts    (lines broken, tables sized; IMAGE_CLAMPED)
+ *   paginate   Box[] + content area -> items per page    layout/paginate.ts   (boxes cut across pages and placed)
+ *   bands      pages                -> Page[]            layout/document.ts   (header, footer, background bound, prepared,
+ *                                                                              measured and placed per page, with $page)
+ *   watermark  Page[]               -> Page[]            layout/watermark.ts  (previews)
+ *   paint      Page[]               -> PDF bytes         paint/paint.ts       (the only pdfkit user)
+ *
+ * Styles and shaping run in one walk of the bound tree (prepare): a paragraph is shaped right
+ * after its spans' styles are resolved, so no second tree is built. The header's and footer's
+ * heights are measured before the content (with stand-in page numbers): they fix the content area.
+ */
+import { DEFAULT_LIMITS, RenderError, type Limits } from './errors.ts';
+import { bindMetadata, bindNodes, type BindNodesOptions } from './template/bind.ts';
+import { dataFaults } from './template/data-check.ts';
+import { warnMissing } from './template/missing.ts';
+import type { Template } from './template/types.ts';
+import type { FontLibrary } from './text/fonts.ts';
+import { WarningSink, type RenderWarning } from './warnings.ts';
+import { LayoutBudget, PageEstimate } from './layout/budget.ts';
+import { contentArea, pageFrame, placeBands, type BandContext } from './layout/document.ts';
+import { measureAll, type MeasureContext } from './layout/measure.ts';
+import type { Page } from './layout/nodes.ts';
+import { paginate } from './layout/paginate.ts';
+import { prepareNodes, type PrepareContext } from './layout/prepare.ts';
+import { rootStyle, TextStyles } from './layout/style.ts';
+import { stampWatermark } from './layout/watermark.ts';
+import { paintPdf } from './paint/paint.ts';
+import { pdfaProfile, type PdfVariant } from './pdfa/variant.ts';
+
+/** The passes, in order (see the module comment). */
+export const PASSES = ['validate', 'check', 'bind', 'prepare', 'measure', 'paginate', 'bands', 'watermark', 'paint'] as const;
+
+/** Inputs of a layout besides the template and data. */
+export interface LayoutOptions {
+  readonly fonts: FontLibrary;
+  readonly limits: Limits;
+  readonly now: Date;
+  /** Locale of the filters: the template's metadata.language after binding. */
+  readonly language?: string;
+  /** Where warnings go (a new sink when not given). */
+  readonly warnings?: WarningSink;
+}
+
+/** What {@link layoutDocument} gives back. */
+export interface LaidOut {
+  readonly pages: Page[];
+  /** What was drawn imperfectly (missing data, missing glyphs, clamped images), once each. */
+  readonly warnings: RenderWarning[];
+}
+
+/**
+ * The layout passes: bind, prepare, measure and paginate the content into the content area, then
+ * the bands on every page. `template` must be valid and its data checked.
+ * @throws RenderError from binding (DATA_INVALID, LIMIT_EXCEEDED), preparing (IMAGE_INVALID,
+ * BARCODE_INVALID, FONT_NOT_FOUND; LIMIT_EXCEEDED past maxGlyphs, maxBoxes or, as far as the
+ * page estimate knows, maxPages), measuring (LIMIT_EXCEEDED past maxBoxes), paginating
+ * (LIMIT_EXCEEDED past maxPages), and TEMPLATE_INVALID (path `header`) when the header and footer
+ * leave no room for the content.
+ */
+export function layoutDocument(template: Template, data: unknown, opts: LayoutOptions): LaidOut {
+  const warnings = opts.warnings ?? new WarningSink();
+  const budget = new LayoutBudget(opts.limits);
+  const prepare: PrepareContext = { styles: template.styles, textStyles: new TextStyles(opts.fonts), limits: opts.limits, language: opts.language, warnings, budget, flow: null };
+  const measure: MeasureContext = { budget, warnings };
+  const bind: BindNodesOptions = { now: opts.now, language: opts.language, maxNodes: opts.limits.maxNodes, maxDepth: opts.limits.maxDepth };
+  const missing = warnMissing(warnings);
+  const frame = pageFrame(template);
+  const bands: BandContext = { template, data, bind, root: rootStyle(template.font, opts.fonts.defaultFamily), prepare, measure, frame };
+  const area = contentArea(bands);
+
+  // bind
+  const bound = bindNodes(template.content, data, { ...bind, path: 'content', missing });
+  // prepare: while the content is prepared, a lower bound of its page count stops a document
+  // that is certainly too long before its lines are broken and its pages built.
+  prepare.flow = new PageEstimate(area.height, opts.limits.maxPages);
+  const prepared = prepareNodes(bound, bands.root, prepare, 'content');
+  prepare.flow = null;
+  // measure
+  const boxes = measureAll(prepared, frame.contentWidth, measure, area.height);
+  // paginate
+  const bodies = paginate(boxes, frame.margin.left, area.top, area.height, opts.limits.maxPages);
+  // bands
+  const pages = placeBands(bands, area, bodies, missing);
+  return { pages, warnings: warnings.list() };
+}
+
+/** Options of {@link renderDocument}: those of renderPdf (engine/index.ts). */
+export interface PipelineOptions {
+  readonly now?: Date;
+  readonly limits?: Partial<Limits>;
+  readonly fonts: FontLibrary;
+  readonly pdfVariant?: PdfVariant;
+  readonly watermark?: string;
+}
+
+/** What {@link renderDocument} gives back. */
+export interface Rendered {
+  readonly pdf: Buffer;
+  readonly pages: number;
+  readonly warnings: RenderWarning[];
+}
+
+/**
+ * Every pass from a valid template to PDF bytes (validation is the caller's: it needs the font
+ * library's family names).
+ * @throws RenderError DATA_INVALID (the check), and what {@link layoutDocument} and painting throw.
+ */
+export async function renderDocument(template: Template, data: unknown, options: PipelineOptions): Promise<Rendered> {
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const now = options.now ?? new Date();
+  // check
+  const faults = dataFaults(template, data, { maxDataDepth: limits.maxDataDepth, maxNodes: limits.maxNodes, now });
+  if (faults.length > 0) {
+    const more = faults.length > 1 ? ` (and ${faults.length - 1} more)` : '';
+    throw new RenderError('DATA_INVALID', faults[0].message + more, faults[0].path, faults);
+  }
+  const warnings = new WarningSink();
+  // bind (metadata; the content is bound in layoutDocument)
+  const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language, missing: warnMissing(warnings) });
+  const laid = layoutDocument(template, data ?? {}, { fonts: options.fonts, limits, now, language: meta.language, warnings });
+  // watermark
+  if (options.watermark !== undefined) stampWatermark(laid.pages, options.watermark, options.fonts, options.pdfVariant !== undefined, layoutDocument);
+  // paint
+  const pdf = await paintPdf(laid.pages, { ...meta, date: now }, { pdfa: options.pdfVariant ? pdfaProfile(options.pdfVariant) : undefined });
+  return { pdf, pages: laid.pages.length, warnings: laid.warnings };
+}
