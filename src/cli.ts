@@ -45,7 +45,7 @@ async function renderOnce(job: RenderJob): Promise<void> {
   const data = job.dataPath ? readJson(job.dataPath, 'data') : {};
   const started = performance.now();
   const result = await renderPdf(definition, data, { pdfVariant: job.variant, fonts: job.fonts });
-  for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
+  for (const w of result.warnings) process.stderr.write(`warning: ${w.code} at ${w.path || "(root)"}: ${w.message}\n`);
   mkdirSync(dirname(resolve(job.output)), { recursive: true });
   writeFileSync(job.output, result.pdf);
   const ms = Math.round(performance.now() - started);
