@@ -120,6 +120,7 @@ export const jobs = pgTable(
     pdfVariant: text('pdf_variant'),
     webhookUrl: text('webhook_url'),
     webhookSecretEnc: text('webhook_secret_enc'),
+    protectionEnc: text('protection_enc'),
     attempts: integer('attempts').notNull().default(0),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
@@ -170,3 +171,16 @@ export const s3Integrations = pgTable('s3_integrations', {
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
 });
+
+export const assets = pgTable(
+  'assets',
+  {
+    id: text('id').primaryKey(),
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    filename: text('filename').notNull(),
+    contentType: text('content_type').notNull(),
+    bytes: integer('bytes').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('assets_team_created').on(t.teamId, t.createdAt)],
+);

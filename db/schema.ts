@@ -149,6 +149,8 @@ export const jobs = sqliteTable(
     pdfVariant: text('pdf_variant'),
     webhookUrl: text('webhook_url'),
     webhookSecretEnc: text('webhook_secret_enc'),
+    /** Output protection (password, owner_password, permissions) as sealed JSON (secrets.ts), never in clear; null without. */
+    protectionEnc: text('protection_enc'),
     /** How many times a worker has started this job (a crash mid-render starts it again). */
     attempts: integer('attempts').notNull().default(0),
     createdAt: text('created_at').notNull(),
@@ -211,3 +213,22 @@ export const s3Integrations = sqliteTable('s3_integrations', {
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
 });
+
+/**
+ * Images a team uploaded (POST /v1/assets), used in templates as `asset:<id>`. The bytes are in
+ * the asset store (src/services/assets.ts), named by the id; the row says whose they are.
+ */
+export const assets = sqliteTable(
+  'assets',
+  {
+    /** Opaque id: `asset:<id>` in an image source. */
+    id: text('id').primaryKey(),
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    filename: text('filename').notNull(),
+    /** image/png, image/jpeg or image/svg+xml, sniffed from the bytes. */
+    contentType: text('content_type').notNull(),
+    bytes: integer('bytes').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('assets_team_created').on(t.teamId, t.createdAt)],
+);
