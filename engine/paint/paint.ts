@@ -5,6 +5,7 @@
  * (pdfkit flips every page for us).
  */
 import PDFDocument from 'pdfkit';
+import { randomBytes } from 'node:crypto';
 import { RenderError } from '../errors.ts';
 import { installMetadata } from '../pdfa/document.ts';
 import type { PdfaProfile } from '../pdfa/variant.ts';
@@ -247,6 +248,45 @@ function definedOnly<T extends object>(o: T): Partial<T> {
 export interface PaintOptions {
   /** Write PDF/A: version, output intent, pdfaid, CIDSet, no transparency, no .notdef. */
   pdfa?: PdfaProfile;
+  /** Encrypt the PDF (AES-256, PDF 1.7 extension level 3); not with `pdfa`. */
+  protection?: Protection;
+}
+
+/** What a reader may do with a protected PDF opened with the user password (or none). */
+export type Permission = 'print' | 'copy' | 'modify' | 'annotate';
+
+/** The permissions a protected PDF can grant, in their documented order. */
+export const PERMISSIONS: readonly Permission[] = ['print', 'copy', 'modify', 'annotate'];
+
+/**
+ * Output protection: the PDF is encrypted with AES-256. `userPassword` is asked for to open it
+ * (none: it opens without one); `ownerPassword` lifts the restrictions (none: a random one nobody
+ * knows, so they cannot be lifted). `permissions` lists what is allowed without the owner
+ * password; when absent, everything is. Text extraction for accessibility is always allowed.
+ */
+export interface Protection {
+  readonly userPassword?: string;
+  readonly ownerPassword?: string;
+  readonly permissions?: readonly Permission[];
+}
+
+/** pdfkit's encryption options for `protection`. */
+function securityOptions(p: Protection): Record<string, unknown> {
+  const allowed = new Set<Permission>(p.permissions ?? PERMISSIONS);
+  return {
+    pdfVersion: '1.7ext3',
+    userPassword: p.userPassword ?? '',
+    ownerPassword: p.ownerPassword || randomBytes(24).toString('base64url'),
+    permissions: {
+      printing: allowed.has('print') ? 'highResolution' : undefined,
+      copying: allowed.has('copy'),
+      modifying: allowed.has('modify'),
+      documentAssembly: allowed.has('modify'),
+      annotating: allowed.has('annotate'),
+      fillingForms: allowed.has('annotate'),
+      contentAccessibility: true,
+    },
+  };
 }
 
 /**
@@ -270,6 +310,7 @@ export async function paintPdf(pages: readonly Page[], info: DocumentInfo, optio
     lang: info.language,
     displayTitle: Boolean(title),
     fontLayoutCache: false,
+    ...(options.protection && !pdfa ? securityOptions(options.protection) : {}),
     info: definedOnly({
       Title: title,
       Author: author,
