@@ -10,12 +10,17 @@ import { templateFields as fieldsOf } from './template/fields.ts';
 import { parseTemplate } from './template/schema.ts';
 import type { Template, TemplateField, TemplateIssue } from './template/types.ts';
 import { bundledFontLibrary, type FontLibrary } from './text/fonts.ts';
-import { renderDocument } from './pipeline.ts';
+import { renderDocument, renderDocumentImage } from './pipeline.ts';
+import { pageFrame } from './layout/document.ts';
+import { pixelSize, type ImageFormat } from './raster/raster.ts';
 import type { PdfVariant } from './pdfa/variant.ts';
 
 export { PDF_VARIANTS, type PdfVariant } from './pdfa/variant.ts';
+export type { ImageFormat } from './raster/raster.ts';
+export { canvasAvailable } from './raster/canvas.ts';
 
 export { RenderError, DEFAULT_LIMITS } from './errors.ts';
+export { cacheStats, clearCaches, configureCaches, DEFAULT_CACHE_MB, type CacheName, type CacheStat } from './caches.ts';
 export type { RenderWarning, RenderWarningCode } from './warnings.ts';
 export type { Limits, RenderErrorCode, ErrorDetail } from './errors.ts';
 export type { Template, TemplateField, TemplateIssue } from './template/types.ts';
@@ -161,4 +166,64 @@ export async function renderPdf(definition: unknown, data: unknown, options: Ren
   const fonts = options.fonts ?? bundledFontLibrary();
   const template = validOrThrow(definition, fonts, options.limits?.maxDepth ?? DEFAULT_LIMITS.maxDepth);
   return renderDocument(template, data, { ...options, fonts });
+}
+
+/** Largest image {@link renderImage} makes by default, width x height in pixels (Letter and A4 at 8 pixels per point fit). */
+export const DEFAULT_MAX_IMAGE_PIXELS = 36_000_000;
+
+/** Options of {@link renderImage}: those of {@link renderPdf} but PDF/A, and the picture's. */
+export interface RenderImageOptions extends Omit<RenderOptions, 'pdfVariant'> {
+  /** "png" (default) or "jpeg". */
+  format?: ImageFormat;
+  /** Pixels per point: 1 = 72 dpi; default 2. */
+  scale?: number;
+  /** The page to paint, from 1; default 1. */
+  page?: number;
+  /** Largest width x height of the image in pixels; default {@link DEFAULT_MAX_IMAGE_PIXELS}. */
+  maxPixels?: number;
+}
+
+/** What {@link renderImage} returns. */
+export interface RenderImageResult {
+  /** The PNG or JPEG file. */
+  image: Buffer;
+  /** Pixel size of the image. */
+  width: number;
+  height: number;
+  /** Pages of the document the page was taken from. */
+  pages: number;
+  /** As {@link RenderResult.warnings}. */
+  warnings: RenderWarning[];
+}
+
+/**
+ * Render one page of a definition with data as a PNG or JPEG image: the same layout as
+ * {@link renderPdf}, painted by the raster backend (engine/raster) from the same placed boxes,
+ * glyph outlines and positions, on white.
+ * @throws RenderError as {@link renderPdf} (no PDFA_CONFLICT); PAGE_OUT_OF_RANGE (path `page`)
+ *   when the document has fewer pages; LIMIT_EXCEEDED (path `scale`) when the image would have
+ *   more than `maxPixels` pixels; RENDER_ERROR when the canvas library cannot be loaded.
+ */
+export async function renderImage(definition: unknown, data: unknown, options: RenderImageOptions = {}): Promise<RenderImageResult> {
+  const fonts = options.fonts ?? bundledFontLibrary();
+  const template = validOrThrow(definition, fonts, options.limits?.maxDepth ?? DEFAULT_LIMITS.maxDepth);
+  const result = await renderDocumentImage(template, data, {
+    ...options,
+    fonts,
+    format: options.format ?? 'png',
+    scale: options.scale ?? 2,
+    page: options.page ?? 1,
+    maxPixels: options.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS,
+  });
+  return { image: result.image, width: result.width, height: result.height, pages: result.pages, warnings: result.warnings };
+}
+
+/**
+ * Pixel size of a page of `definition` (every page has the template's page size) at `scale`
+ * pixels per point, known before any layout: lets a caller refuse too large an image up front.
+ * @throws RenderError TEMPLATE_INVALID when the definition does not validate.
+ */
+export function imagePixelSize(definition: unknown, scale: number): { width: number; height: number } {
+  const frame = pageFrame(validOrThrow(definition));
+  return pixelSize(frame, scale);
 }

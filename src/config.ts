@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_LIMITS, type Limits } from '../engine/index.ts';
+import { DEFAULT_CACHE_MB, DEFAULT_LIMITS, type Limits } from '../engine/index.ts';
 import { isAddressOrRange } from './middleware/client-address.ts';
 
 /** The validated configuration of one server. */
@@ -28,6 +28,18 @@ export interface Config {
   publicUrl: string;
   /** {cdn_url}: prefix of every signed file URL, without a trailing slash. */
   cdnUrl: string;
+  /**
+   * Where generated files are kept: the data dir's `files` folder, or an S3-compatible bucket
+   * (PLATEN_STORAGE_URL=s3://bucket/prefix) shared by every node.
+   */
+  storage: StorageConfig;
+  /** Deadline of one call to the S3 file store, ms. */
+  storageTimeoutMs: number;
+  /**
+   * `service`: file URLs are {cdn_url}/<id>/<file>?expires=&signature= served by any node from the
+   * store; `presigned` (S3 store only): presigned S3 GET URLs, signed for PLATEN_CDN_URL when it is set.
+   */
+  storagePublicUrls: 'service' | 'presigned';
   /** publicUrl / cdnUrl were not set and follow the listening port (which PORT=0 picks at start). */
   publicUrlFromPort: boolean;
   cdnUrlFromPublic: boolean;
@@ -47,6 +59,8 @@ export interface Config {
   renderTeamThreads: number;
   /** A render running longer than this many ms runs at a lower CPU priority; 0: never. */
   renderSlowMs: number;
+  /** Budget of the engine's caches in each render thread, MiB. */
+  engineCacheMb: number;
   jobConcurrency: number;
   /** Starts of a job (renders that crashed, or were cut short by the process stopping) before it fails for good. */
   jobMaxAttempts: number;
@@ -69,6 +83,22 @@ export interface Config {
   /** Extra font folders (PLATEN_FONT_DIRS, colon-separated): scanned, used as fallbacks (CJK). */
   fontDirs: string[];
 }
+
+/** The file store: local disk, or an S3 bucket with its connection settings. */
+export type StorageConfig =
+  | { kind: 'local' }
+  | {
+      kind: 's3';
+      bucket: string;
+      /** Key prefix without leading or trailing slash ("" for none). */
+      prefix: string;
+      /** http(s) origin of an S3-compatible server; undefined: AWS S3 in `region`. */
+      endpoint: string | undefined;
+      region: string;
+      accessKeyId: string;
+      secretAccessKey: string;
+      forcePathStyle: boolean;
+    };
 
 /** Thrown when a variable is invalid; the message names it. */
 export class ConfigError extends Error {}
@@ -93,6 +123,18 @@ const envSchema = z.object({
   PLATEN_DATABASE_POOL_SIZE: int(1, 1000).default(10),
   PLATEN_HEALTH_TIMEOUT_MS: int(10, 60_000).default(2000),
   PLATEN_PUBLIC_URL: url.optional(),
+  PLATEN_STORAGE_URL: z
+    .string()
+    .optional()
+    .transform((s) => (s === undefined || s.trim() === '' ? undefined : s.trim()))
+    .refine((s) => s === undefined || /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(s), 'must be s3://<bucket> or s3://<bucket>/<prefix> (bucket: 3-63 lowercase letters, digits, dots, hyphens)'),
+  PLATEN_STORAGE_ENDPOINT: url.optional(),
+  PLATEN_STORAGE_REGION: z.string().regex(/^[a-z0-9-]{1,40}$/, 'must be a region name such as us-east-1').default('us-east-1'),
+  PLATEN_STORAGE_ACCESS_KEY_ID: z.string().min(1).optional(),
+  PLATEN_STORAGE_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  PLATEN_STORAGE_FORCE_PATH_STYLE: bool.optional(),
+  PLATEN_STORAGE_PUBLIC_URLS: z.enum(['service', 'presigned']).default('service'),
+  PLATEN_STORAGE_TIMEOUT_MS: int(100, 3_600_000).default(30_000),
   PLATEN_CDN_URL: url.optional(),
   PLATEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PLATEN_SEED_DEMO: bool.default(true),
@@ -102,6 +144,7 @@ const envSchema = z.object({
   PLATEN_RENDER_RECYCLE_MB: int(16, 1024 * 1024).optional(),
   PLATEN_RENDER_TEAM_THREADS: int(1, 256).optional(),
   PLATEN_RENDER_SLOW_MS: int(0, 24 * 3_600_000).default(1000),
+  PLATEN_ENGINE_CACHE_MB: int(1, 1024 * 1024).optional(),
   PLATEN_JOB_CONCURRENCY: int(1, 10_000).optional(),
   PLATEN_JOB_MAX_ATTEMPTS: int(1, 1000).default(2),
   PLATEN_RATE_LIMIT: int(1, 1_000_000).default(600),
@@ -166,6 +209,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (renderRecycleMb > e.PLATEN_RENDER_MEMORY_MB) {
     throw new ConfigError(`invalid configuration:\n  PLATEN_RENDER_RECYCLE_MB: must not be above PLATEN_RENDER_MEMORY_MB (${e.PLATEN_RENDER_MEMORY_MB})`);
   }
+  // Full caches alone would keep the heap above the recycling mark: every thread replaced after every render.
+  const engineCacheMb = e.PLATEN_ENGINE_CACHE_MB ?? Math.max(1, Math.min(DEFAULT_CACHE_MB, Math.floor(renderRecycleMb / 4)));
+  if (engineCacheMb >= renderRecycleMb) {
+    throw new ConfigError(`invalid configuration:\n  PLATEN_ENGINE_CACHE_MB: must be below PLATEN_RENDER_RECYCLE_MB (${renderRecycleMb})`);
+  }
+  const storage = storageConfig(e);
+  const cdnUrl = e.PLATEN_CDN_URL ?? `${publicUrl}/cdn`;
+  if (e.PLATEN_STORAGE_PUBLIC_URLS === 'presigned' && e.PLATEN_CDN_URL !== undefined && new URL(e.PLATEN_CDN_URL).pathname !== '/') {
+    throw new ConfigError(`invalid configuration:\n  PLATEN_CDN_URL: with PLATEN_STORAGE_PUBLIC_URLS=presigned it must be the origin where clients reach the bucket (such as https://files.example.com), without a path`);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -174,7 +227,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: e.PLATEN_DATABASE_POOL_SIZE,
     healthTimeoutMs: e.PLATEN_HEALTH_TIMEOUT_MS,
     publicUrl,
-    cdnUrl: e.PLATEN_CDN_URL ?? `${publicUrl}/cdn`,
+    cdnUrl,
+    storage,
+    storageTimeoutMs: e.PLATEN_STORAGE_TIMEOUT_MS,
+    storagePublicUrls: e.PLATEN_STORAGE_PUBLIC_URLS,
     publicUrlFromPort: e.PLATEN_PUBLIC_URL === undefined,
     cdnUrlFromPublic: e.PLATEN_CDN_URL === undefined,
     secret: e.PLATEN_SECRET ?? generatedSecret(dataDir),
@@ -185,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderRecycleMb,
     renderTeamThreads: e.PLATEN_RENDER_TEAM_THREADS ?? Math.max(1, renderThreads - 1),
     renderSlowMs: e.PLATEN_RENDER_SLOW_MS,
+    engineCacheMb,
     jobConcurrency: e.PLATEN_JOB_CONCURRENCY ?? 2 * renderThreads,
     jobMaxAttempts: e.PLATEN_JOB_MAX_ATTEMPTS,
     rateLimit: e.PLATEN_RATE_LIMIT,
@@ -206,6 +263,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     jobRetentionDays: e.PLATEN_JOB_RETENTION_DAYS,
     fontDirs: e.PLATEN_FONT_DIRS,
+  };
+}
+
+/** The file store of PLATEN_STORAGE_*. @throws ConfigError when the S3 store lacks its keys, or presigned URLs lack an S3 store. */
+function storageConfig(e: z.infer<typeof envSchema>): StorageConfig {
+  const problems: string[] = [];
+  if (e.PLATEN_STORAGE_URL === undefined) {
+    if (e.PLATEN_STORAGE_PUBLIC_URLS === 'presigned') problems.push('PLATEN_STORAGE_PUBLIC_URLS: presigned needs an S3 file store (PLATEN_STORAGE_URL=s3://bucket/prefix)');
+    if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    return { kind: 'local' };
+  }
+  if (e.PLATEN_STORAGE_ACCESS_KEY_ID === undefined) problems.push('PLATEN_STORAGE_ACCESS_KEY_ID: required with PLATEN_STORAGE_URL');
+  if (e.PLATEN_STORAGE_SECRET_ACCESS_KEY === undefined) problems.push('PLATEN_STORAGE_SECRET_ACCESS_KEY: required with PLATEN_STORAGE_URL');
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  const rest = e.PLATEN_STORAGE_URL.slice('s3://'.length);
+  const slash = rest.indexOf('/');
+  const bucket = slash < 0 ? rest : rest.slice(0, slash);
+  const prefix = slash < 0 ? '' : rest.slice(slash + 1).split('/').filter(Boolean).join('/');
+  return {
+    kind: 's3',
+    bucket,
+    prefix,
+    endpoint: e.PLATEN_STORAGE_ENDPOINT,
+    region: e.PLATEN_STORAGE_REGION,
+    accessKeyId: e.PLATEN_STORAGE_ACCESS_KEY_ID as string,
+    secretAccessKey: e.PLATEN_STORAGE_SECRET_ACCESS_KEY as string,
+    forcePathStyle: e.PLATEN_STORAGE_FORCE_PATH_STYLE ?? e.PLATEN_STORAGE_ENDPOINT !== undefined,
   };
 }
 

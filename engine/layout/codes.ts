@@ -3,6 +3,7 @@
  * for 2D symbols, bar/space widths for linear ones) becomes a list of filled rectangles.
  */
 import bwipjs from 'bwip-js';
+import { caches } from '../caches.ts';
 import { RenderError } from '../errors.ts';
 import type { VectorCode } from './nodes.ts';
 
@@ -22,19 +23,10 @@ interface RawLinear {
  * @throws RenderError BARCODE_INVALID when bwip-js refuses the value or the symbology.
  */
 export function encodeCode(bcid: string, value: string, options: Record<string, string | number | boolean>, path: string): VectorCode {
+  // Encoding a QR code takes milliseconds; the same value recurs across documents (and pages).
   const key = `${bcid}\u0000${JSON.stringify(options)}\u0000${value}`;
-  let code = cache.get(key);
-  if (!code) {
-    code = encodeUncached(bcid, value, options, path);
-    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
-    cache.set(key, code);
-  }
-  return code;
+  return caches.codes.getOrCompute(key, () => encodeUncached(bcid, value, options, path)) as VectorCode;
 }
-
-// Encoding a QR code takes milliseconds; the same value recurs across documents (and pages).
-const MAX_CACHED = 1000;
-const cache = new Map<string, VectorCode>();
 
 function encodeUncached(bcid: string, value: string, options: Record<string, string | number | boolean>, path: string): VectorCode {
   let raw: (Raw2D | RawLinear)[];

@@ -1,32 +1,28 @@
 /**
  * Image sources: `data:image/png;base64,...` and `data:image/jpeg;base64,...` URIs, decoded once
- * per process (a bounded cache keyed by the URI) and checked against the limits.
+ * per process (the engine's `images` cache, caches.ts, keyed by the URI) and checked against the
+ * limits.
  */
 import { inflateSync } from 'node:zlib';
 import { imageSize } from 'image-size';
+import { caches } from '../caches.ts';
 import { RenderError, type Limits } from '../errors.ts';
 import type { DecodedImage } from './nodes.ts';
 
 const DATA_URI = /^data:image\/(png|jpe?g);base64,/i;
-const MAX_CACHED = 64;
-const cache = new Map<string, DecodedImage>();
 
 /**
  * Decode an image source.
  * @throws RenderError IMAGE_INVALID (not a PNG/JPEG data URI, or undecodable) or LIMIT_EXCEEDED.
  */
 export function decodeImage(src: string, limits: Limits, path: string): DecodedImage {
-  const image = cache.get(src) ?? decodeUncached(src, limits, path);
+  const image = caches.images.getOrCompute(src, () => decodeUncached(src, limits, path)) as DecodedImage;
   // Limits are per render: check them on every use, cached or not.
   if (image.data.length > limits.maxImageBytes) {
     throw new RenderError('LIMIT_EXCEEDED', `image is larger than ${limits.maxImageBytes} bytes`, path);
   }
   if (image.width * image.height > limits.maxImagePixels) {
     throw new RenderError('LIMIT_EXCEEDED', `image has ${image.width}x${image.height} pixels, more than ${limits.maxImagePixels}`, path);
-  }
-  if (!cache.has(src)) {
-    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
-    cache.set(src, image);
   }
   return image;
 }

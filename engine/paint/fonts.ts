@@ -6,7 +6,8 @@
  *   glyphs (Ö = O + ¨) pull in while subsetting (PDF/A-1 6.3.5; pdfkit's CIDSet misses them);
  * - FontFile2 carries Length1;
  * - the compressed subset program is cached per face and glyph list, so a document that uses the
- *   same glyphs as an earlier one (a template rendered again) skips subsetting and compression;
+ *   same glyphs as an earlier one (a template rendered again) skips subsetting and compression
+ *   (the engine's `fontPrograms` cache, caches.ts);
  * - a glyph that stands for different text in different places (Thai า alone and inside ำ) gets
  *   one CID per meaning, all mapped to the same glyph by a CIDToGIDMap, so text extracts right.
  *   CIDs equal glyph ids (CIDToGIDMap /Identity) whenever no glyph has two meanings.
@@ -14,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import type PDFDocument from 'pdfkit';
+import { caches } from '../caches.ts';
 import type { FontFace } from '../text/fonts.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
@@ -46,8 +48,6 @@ interface Program {
   widths: number[];
 }
 
-const MAX_CACHED_PROGRAMS = 128;
-const programs = new Map<string, Program>();
 
 /** One face embedded in one document. */
 export class EmbeddedFace {
@@ -178,17 +178,16 @@ export class EmbeddedFace {
   /** The subset program for this document's glyphs, from the cache when the same list was seen. */
   private program(scale: number): Program {
     const key = `${this.face.key}|${this.glyphs.join(',')}`;
-    const hit = programs.get(key);
-    if (hit) return hit;
+    return caches.fontPrograms.getOrCompute(key, () => this.subsetProgram(scale)) as Program;
+  }
+
+  private subsetProgram(scale: number): Program {
     const subset = this.face.font.createSubset() as unknown as { includeGlyph(id: number): number; glyphs: number[]; encode(): Uint8Array };
     for (const id of this.glyphs) subset.includeGlyph(id);
     const data = Buffer.from(subset.encode());
     // Encoding appended the components of composite glyphs: give them CIDs and widths too.
     const widths = subset.glyphs.map((id) => Math.round(this.face.font.getGlyph(id).advanceWidth * scale * 1000) / 1000);
-    const program = { deflated: deflateSync(data), length: data.length, widths };
-    if (programs.size >= MAX_CACHED_PROGRAMS) programs.delete(programs.keys().next().value as string);
-    programs.set(key, program);
-    return program;
+    return { deflated: deflateSync(data), length: data.length, widths };
   }
 }
 

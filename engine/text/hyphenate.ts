@@ -1,15 +1,16 @@
 /**
  * Hyphenation for justified text: Liang patterns from the `hyphen` package, loaded on first use
  * for each language and kept for the process. Words get soft hyphens (U+00AD) where they may
- * break; the paragraph code shows a hyphen only where a line actually ends there.
+ * break; the paragraph code shows a hyphen only where a line actually ends there. Hyphenated words
+ * are kept in the engine's `hyphenation` cache (caches.ts).
  */
 import { createRequire } from 'node:module';
+import { caches } from '../caches.ts';
 
 type Hyphenator = (word: string) => string;
 
 const require = createRequire(import.meta.url);
 const byLanguage = new Map<string, Hyphenator | null>();
-const MAX_WORDS = 20_000;
 /**
  * Longer words are left whole: no dictionary word is this long, and the patterns take time
  * quadratic in a word's length (a 80,000-letter word took 20 s).
@@ -39,16 +40,10 @@ export function hyphenatorFor(language: string | undefined): Hyphenator | undefi
     } catch {
       continue;
     }
-    const words = new Map<string, string>();
+    const prefix = `${language}\u0000`;
     hyphenator = (word) => {
       if (word.length > MAX_WORD_LENGTH) return word;
-      let out = words.get(word);
-      if (out === undefined) {
-        out = mod.hyphenateSync(word, { minWordLength: 5 });
-        if (words.size >= MAX_WORDS) words.clear();
-        words.set(word, out);
-      }
-      return out;
+      return caches.hyphenation.getOrCompute(prefix + word, () => mod.hyphenateSync(word, { minWordLength: 5 }));
     };
     break;
   }

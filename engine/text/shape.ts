@@ -4,11 +4,12 @@
  *
  * fontkit's layout costs tens of microseconds per word, so runs are cached per face and string for
  * the life of the process (DESIGN §6: never shape the same string twice). Measuring and painting
- * use the very same run. The cache is bounded: at most 50,000 strings and 2 million characters per
- * face (then it starts again), and a string longer than 1,024 characters (a long unbreakable word)
- * is shaped every time instead of being kept.
+ * use the very same run. The cache is the engine's `runs` cache (caches.ts: least recently used
+ * strings go first when its budget is full); a string longer than 1,024 characters (a long
+ * unbreakable word) is shaped every time instead of being kept.
  */
 import type { Glyph } from 'fontkit';
+import { caches } from '../caches.ts';
 import type { FontFace } from './fonts.ts';
 
 /** A shaped string. Advances and offsets are in font units (divide by unitsPerEm, times the size). */
@@ -24,16 +25,8 @@ export interface GlyphRun {
   readonly width: number;
 }
 
-const MAX_ENTRIES_PER_FACE = 50_000;
-const MAX_CHARS_PER_FACE = 2_000_000;
+/** Longer strings (long unbreakable words) are shaped every time instead of being kept. */
 const MAX_CACHED_LENGTH = 1024;
-
-/** Runs by string, and the characters of those strings. */
-interface RunCache {
-  readonly runs: Map<string, GlyphRun>;
-  chars: number;
-}
-const caches = new Map<string, RunCache>();
 
 /** Optional ligatures, turned off in letter-spaced text (as CSS does): spacing would split them. */
 const NO_LIGATURES: Readonly<Record<string, boolean>> = Object.freeze({ liga: false, clig: false, dlig: false, hlig: false });
@@ -47,19 +40,8 @@ export function shape(face: FontFace, text: string, features?: readonly string[]
   const base = direction === 'rtl' ? `${face.key}|rtl` : face.key;
   const withFeatures = features && features.length > 0 ? `${base}|${features.join(',')}` : base;
   const cacheKey = ligatures ? withFeatures : `${withFeatures}|noliga`;
-  let cache = caches.get(cacheKey);
-  if (!cache) caches.set(cacheKey, (cache = { runs: new Map(), chars: 0 }));
-  let run = cache.runs.get(text);
-  if (run) return run;
-  run = shapeUncached(face, text, features, direction, ligatures);
-  if (text.length > MAX_CACHED_LENGTH) return run;
-  if (cache.runs.size >= MAX_ENTRIES_PER_FACE || cache.chars + text.length > MAX_CHARS_PER_FACE) {
-    cache.runs.clear();
-    cache.chars = 0;
-  }
-  cache.runs.set(text, run);
-  cache.chars += text.length;
-  return run;
+  if (text.length > MAX_CACHED_LENGTH) return shapeUncached(face, text, features, direction, ligatures);
+  return caches.runs.getOrCompute(`${cacheKey}\u0000${text}`, () => shapeUncached(face, text, features, direction, ligatures)) as GlyphRun;
 }
 
 /** Glyphs [from, to) of a run as a run of their own (a line's share of a word too long for one line). */

@@ -13,7 +13,7 @@
 import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { Piscina } from 'piscina';
-import { DEFAULT_LIMITS, type Limits, type PdfVariant, type RenderWarning } from '../../engine/index.ts';
+import { DEFAULT_CACHE_MB, DEFAULT_LIMITS, type Limits, type PdfVariant, type RenderWarning } from '../../engine/index.ts';
 import type { EngineLimits } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { FairQueue, type Release } from './fair-queue.ts';
@@ -60,11 +60,13 @@ export interface RenderLimits {
    * first; 0: never (PLATEN_RENDER_SLOW_MS).
    */
   slowMs: number;
+  /** Budget of the engine's caches (shaped words, font subsets, images, ...) in one thread, MiB (PLATEN_ENGINE_CACHE_MB). */
+  cacheMb: number;
 }
 
 /** Defaults for `threads` render threads. */
 export function defaultRenderLimits(threads: number): RenderLimits {
-  return { memoryMb: 512, timeoutMs: 30_000, recycleMb: 256, teamThreads: Math.max(1, threads - 1), slowMs: 1000 };
+  return { memoryMb: 512, timeoutMs: 30_000, recycleMb: 256, teamThreads: Math.max(1, threads - 1), slowMs: 1000, cacheMb: DEFAULT_CACHE_MB };
 }
 
 /** One render's input. `now`: `$now` and the creation date (default: the current time). */
@@ -236,7 +238,7 @@ export class RenderPool {
   constructor(threads: number, fontDirs: string[] = [], limits: Partial<RenderLimits> = {}, log?: Logger, engineLimits: Partial<EngineLimits> = {}) {
     this.limits = { ...defaultRenderLimits(threads), ...limits };
     this.engineLimits = { ...DEFAULT_LIMITS, ...engineLimits };
-    this.threadList = Array.from({ length: threads }, () => new RenderThread({ fontDirs, limits: engineLimits }, this.limits, log));
+    this.threadList = Array.from({ length: threads }, () => new RenderThread({ fontDirs, limits: engineLimits, cacheMb: this.limits.cacheMb }, this.limits, log));
     this.idle = [...this.threadList];
     this.queue = new FairQueue({ slots: threads, perKey: this.limits.teamThreads, capOf: (team) => this.capOf(team) });
   }

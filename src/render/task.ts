@@ -5,19 +5,23 @@
 import { readlinkSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { workerData } from 'node:worker_threads';
-import { BUNDLED_FONT_DIR, FontLibrary, renderPdf, RenderError, type Limits, type PdfVariant } from '../../engine/index.ts';
+import { BUNDLED_FONT_DIR, configureCaches, FontLibrary, renderPdf, RenderError, type Limits, type PdfVariant } from '../../engine/index.ts';
 import { definitionCache } from './definitions.ts';
 
 /** What every task of a pool shares: extra font folders (PLATEN_FONT_DIRS) and the engine's limits (PLATEN_MAX_*). */
 export interface RenderWorkerData {
   fontDirs: string[];
   limits?: Partial<Limits>;
+  /** Budget of the engine's caches in this thread, MiB (PLATEN_ENGINE_CACHE_MB). */
+  cacheMb?: number;
 }
 
 // One font library per thread, built once: the bundled fonts plus PLATEN_FONT_DIRS as fallbacks.
 const fontDirs = (workerData as RenderWorkerData | undefined)?.fontDirs ?? [];
 const fonts = fontDirs.length > 0 ? new FontLibrary([BUNDLED_FONT_DIR, ...fontDirs]) : undefined;
 const limits = (workerData as RenderWorkerData | undefined)?.limits;
+const cacheMb = (workerData as RenderWorkerData | undefined)?.cacheMb;
+if (cacheMb !== undefined) configureCaches(cacheMb);
 
 export interface RenderTask {
   /** The definition's JSON text: cheaper to pass between threads than an object, and a cache key. */
