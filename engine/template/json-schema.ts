@@ -93,6 +93,8 @@ function convert(schema: z.ZodType): JsonSchema {
 const number = (s: z.ZodType) => convert(s);
 const string: JsonSchema = { type: 'string' };
 const CASELESS_PAGE_SIZE = `^(${PAGE_SIZE_NAMES.map((n) => [...n].map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c)).join('')).join('|')})$`;
+/** A page size with units, as schema.ts's PAGE_SIZE_UNITS reads it (JSON Schema patterns have no flags). */
+const UNIT_PAGE_SIZE = '^\\s*\\d+(\\.\\d+)?\\s*[xX×]\\s*\\d+(\\.\\d+)?\\s*([pP][tT]|[iI][nN]|[mM][mM]|[cC][mM])\\s*$';
 /** "*", "2*", "0.5*": a positive share of the free width (the server also caps it at BOUNDS.share). */
 const SHARE_PATTERN = '^(\\d*[1-9]\\d*(\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)?\\*$';
 
@@ -150,6 +152,7 @@ function definitions(): Record<string, JsonSchema> {
     anyOf: [
       { type: 'string', enum: [...PAGE_SIZE_NAMES] },
       { type: 'string', pattern: CASELESS_PAGE_SIZE },
+      { type: 'string', pattern: UNIT_PAGE_SIZE },
       { type: 'array', prefixItems: [side, side], items: false, minItems: 2, maxItems: 2 },
     ],
   };

@@ -588,10 +588,30 @@ const CONDITION_SCHEMAS: Record<(typeof CONDITION_KEYS)[number], z.ZodType> = {
 // ---------------------------------------------------------------------------------------------
 // Root
 
+/** Points per unit of a page size written with units ("4x6in", "100x150mm"). */
+const UNIT_POINTS: Record<string, number> = { pt: 1, in: 72, mm: 72 / 25.4, cm: 72 / 2.54 };
+/** `<width>x<height><unit>`: "4x6in", "100 x 150 mm", "8.5x11in", "595x842pt". */
+export const PAGE_SIZE_UNITS = /^\s*(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*(pt|in|mm|cm)\s*$/i;
+
+/** A page size with units in points [width, height], or null when `v` is not written that way. */
+export function pageSizeInPoints(v: string): [number, number] | null {
+  const m = PAGE_SIZE_UNITS.exec(v);
+  if (!m) return null;
+  const k = UNIT_POINTS[m[3].toLowerCase()];
+  // Rounded to 1/100 pt: 4x6in is exactly [288, 432], 210x297mm [595.28, 841.89] like A4.
+  return [Math.round(parseFloat(m[1]) * k * 100) / 100, Math.round(parseFloat(m[2]) * k * 100) / 100];
+}
+
 const pageSize = dispatch<PageSize>((v) => {
   if (typeof v === 'string') {
     if (PAGE_SIZE_NAMES.some((n) => n.toLowerCase() === v.toLowerCase())) return z.string();
-    return `unknown page size ${JSON.stringify(v)}: use ${PAGE_SIZE_NAMES.join(', ')} or [width, height] in points`;
+    const pts = pageSizeInPoints(v);
+    if (pts) {
+      const bad = pts.find((side) => side < BOUNDS.pageSide.min || side > BOUNDS.pageSide.max);
+      if (bad !== undefined) return `a page side is ${BOUNDS.pageSide.min} to ${BOUNDS.pageSide.max} pt; ${JSON.stringify(v)} has a side of ${bad} pt`;
+      return z.string();
+    }
+    return `unknown page size ${JSON.stringify(v)}: use ${PAGE_SIZE_NAMES.join(', ')}, a size with units such as "4x6in", "100x150mm", "8.5x11in" or "595x842pt" (width x height; in, mm, cm or pt), or [width, height] in points`;
   }
   if (Array.isArray(v)) {
     if (v.length === 2) return z.tuple([pageSide, pageSide]);
@@ -600,7 +620,7 @@ const pageSize = dispatch<PageSize>((v) => {
   return `expected ${PAGE_SIZE_NAMES.join(', ')} or [width, height] in points; got ${describeValue(v)}`;
 }).transform((v): PageSize => {
   if (typeof v !== 'string') return v;
-  return PAGE_SIZE_NAMES.find((n) => n.toLowerCase() === (v as string).toLowerCase()) ?? v;
+  return PAGE_SIZE_NAMES.find((n) => n.toLowerCase() === (v as string).toLowerCase()) ?? pageSizeInPoints(v as string) ?? v;
 });
 
 const pageSchema = z.strictObject({
