@@ -29,6 +29,7 @@ export const API_ERROR_CODES = {
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
   S3_UPLOAD_FAILED: 502,
+  STORAGE_UNAVAILABLE: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 /** A code of {@link API_ERROR_CODES}. */
@@ -53,6 +54,7 @@ export const JOB_ERROR_CODES = [
   'RENDER_CRASHED',
   'S3_INTEGRATION_MISSING',
   'S3_UPLOAD_FAILED',
+  'STORAGE_UNAVAILABLE',
 ] as const;
 
 /** An error the API answers with `status` and the JSON body `{code, detail, ...extra}`. */

@@ -11,6 +11,7 @@ import { RenderPool } from './render/pool.ts';
 import { seedDemo, type Seeded } from './seed.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { FileStore } from './services/files.ts';
+import { openStore } from './storage/index.ts';
 import { refundUnsettledSyncGenerations } from './services/credits.ts';
 import { deleteOldJobs } from './services/jobs.ts';
 import { S3Storage } from './services/s3.ts';
@@ -55,7 +56,8 @@ export async function startServer(config: Config, log: Logger = createLogger()):
     log,
     config.engineLimits,
   );
-  const files = new FileStore(db, config.dataDir, config, config.secret);
+  // Generated files: the data dir's folder, or the S3 bucket of PLATEN_STORAGE_URL that every node shares.
+  const files = new FileStore(db, openStore(config), config, config.secret, { mode: config.storagePublicUrls, origin: config.cdnUrlFromPublic ? undefined : config.cdnUrl });
   const secrets = new SecretBox(config.secret);
   const deliverer = new WebhookDeliverer(db, secrets, log, { retryDelays: config.webhookRetryDelays, allowPrivate: config.webhookAllowPrivate });
   const s3 = new S3Storage(secrets, { allowPrivate: config.s3AllowPrivateEndpoints });
@@ -102,6 +104,7 @@ export async function startServer(config: Config, log: Logger = createLogger()):
       deliverer.stop();
       await runner.stop();
       await pool.close();
+      files.blobs.close();
       await db.close();
     },
   };

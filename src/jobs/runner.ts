@@ -13,6 +13,7 @@ import type { Logger } from '../logger.ts';
 import { FairQueue } from '../render/fair-queue.ts';
 import { RenderFailure, type RenderOnThread, type RenderPool } from '../render/pool.ts';
 import type { FileStore } from '../services/files.ts';
+import { StorageFailure } from '../storage/store.ts';
 import { findS3Integration } from '../services/integrations.ts';
 import { claimJob, completeJob, failJob, recoverJobs, type JobRow } from '../services/jobs.ts';
 import { S3Failure, s3Location, type S3Storage } from '../services/s3.ts';
@@ -159,7 +160,7 @@ export class JobRunner {
         await completeJob(db, job, { url: stored.url, filename, expiresAt: stored.expiresAt, warnings });
       }
     } catch (e) {
-      if (e instanceof JobFailure || e instanceof RenderFailure) {
+      if (e instanceof JobFailure || e instanceof RenderFailure || e instanceof StorageFailure) {
         await failJob(db, job, e.code, e.message);
       } else {
         log.error({ err: e, job: id }, 'job failed unexpectedly');

@@ -1,27 +1,36 @@
 /**
  * Signed file URLs (DESIGN §4): GET /cdn/<id>/<filename>.pdf?expires=&signature=. No API key; a
- * wrong signature or a past expiry is 403 and serves nothing.
+ * wrong signature or a past expiry is 403 and serves nothing. The bytes come from the file store
+ * (local disk, or the S3 bucket every node shares); a store that cannot be read is 503
+ * STORAGE_UNAVAILABLE.
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import type { AppEnv, Services } from '../app.ts';
+import { StorageFailure } from '../storage/store.ts';
 
-export function cdnRoutes(s: Services): Hono<AppEnv> {
+export function cdnRoutes(s: Pick<Services, 'files' | 'log'>): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const forbidden = { code: 'FORBIDDEN', detail: 'the link is invalid or has expired' } as const;
   app.get('/:id/:filename', async (c) => {
     const { id, filename } = c.req.param();
-    const path = await s.files.resolve(id, filename, c.req.query('expires'), c.req.query('signature'));
-    if (!path) return c.json({ code: 'FORBIDDEN', detail: 'the link is invalid or has expired' }, 403);
-    const info = await stat(path).catch(() => null);
-    if (!info) return c.json({ code: 'FORBIDDEN', detail: 'the link is invalid or has expired' }, 403);
-    return c.body(Readable.toWeb(createReadStream(path)) as ReadableStream, 200, {
+    if (!(await s.files.resolve(id, filename, c.req.query('expires'), c.req.query('signature')))) return c.json(forbidden, 403);
+    let file;
+    try {
+      file = await s.files.open(id);
+    } catch (e) {
+      if (!(e instanceof StorageFailure)) throw e;
+      s.log.error({ err: e, file: id }, 'file store unreadable');
+      return c.json({ code: 'STORAGE_UNAVAILABLE', detail: `${e.message}; try again later` }, 503);
+    }
+    if (!file) return c.json(forbidden, 403);
+    const headers: Record<string, string> = {
       'Content-Type': 'application/pdf',
-      'Content-Length': String(info.size),
       'Content-Disposition': `inline; filename="${filename.replace(/"/g, '')}"`,
       'Cache-Control': 'private, max-age=300',
-    });
+    };
+    if (file.size >= 0) headers['Content-Length'] = String(file.size);
+    return c.body(Readable.toWeb(file.body) as ReadableStream, 200, headers);
   });
   return app;
 }

@@ -15,6 +15,7 @@ const errors = Object.fromEntries(
     [429, 'rate limit hit'],
     [500, 'rendering failed; the credit was refunded'],
     [502, 'store_s3: the upload to the bucket failed (S3_UPLOAD_FAILED); the credit was refunded'],
+    [503, 'the file store did not take the file (STORAGE_UNAVAILABLE); the credit was refunded'],
   ].map(([status, description]) => [status, errorResponse(description as string)]),
 );
 

@@ -27,12 +27,12 @@ fetch('/openapi.json').then(r => r.json()).then(spec => {
 });
 </script></body></html>`;
 
-export function systemRoutes(app: OpenAPIHono<AppEnv>, s: Pick<Services, 'db' | 'config'>): void {
+export function systemRoutes(app: OpenAPIHono<AppEnv>, s: Pick<Services, 'db' | 'config'> & { files?: Pick<Services['files'], 'blobs'> }): void {
   // Liveness with a report: 200 while the process serves, whatever its dependencies say.
-  app.get('/healthz', async (c) => c.json(await healthReport(s.db, s.config.healthTimeoutMs), 200));
+  app.get('/healthz', async (c) => c.json(await healthReport(s.db, s.config.healthTimeoutMs, s.files?.blobs), 200));
   // Readiness: 503 while a dependency does not answer, so a load balancer sends no traffic here.
   app.get('/readyz', async (c) => {
-    const report = await healthReport(s.db, s.config.healthTimeoutMs);
+    const report = await healthReport(s.db, s.config.healthTimeoutMs, s.files?.blobs);
     return c.json(report, report.status === 'ok' ? 200 : 503);
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });

@@ -15,6 +15,7 @@ import { debitSyncGeneration, refundSyncGeneration, settleSyncGeneration } from 
 import type { FileStore } from './files.ts';
 import { requireS3Integration, type S3IntegrationRow } from './integrations.ts';
 import { S3Failure, s3Location, type S3Storage } from './s3.ts';
+import { StorageFailure } from '../storage/store.ts';
 import { definitionFor, getTemplate } from './templates.ts';
 
 export interface GenerateDeps {
@@ -78,7 +79,8 @@ function checkDataFor(definitionJson: string, data: unknown, templateId: string,
 /**
  * Run a render for a team whose credit is already taken (pending debit `pendingId`): settle the
  * debit when it succeeds; refund it and answer 500 if it fails (§7.1), with the render's code,
- * message and path in `render_error`, or 502 S3_UPLOAD_FAILED if the upload to the bucket does.
+ * message and path in `render_error`, 502 S3_UPLOAD_FAILED if the upload to the bucket fails, 503
+ * STORAGE_UNAVAILABLE if the file store does not take the file.
  */
 async function renderOrRefund<T>(db: Db, teamId: string, pendingId: number, work: () => Promise<T>, s3?: { bucket: string; key: string }): Promise<T> {
   let result: T;
@@ -87,6 +89,7 @@ async function renderOrRefund<T>(db: Db, teamId: string, pendingId: number, work
   } catch (e) {
     await refundSyncGeneration(db, teamId, pendingId);
     if (e instanceof S3Failure && s3) throw s3UploadFailed(e, s3.bucket, s3.key);
+    if (e instanceof StorageFailure) throw new ApiError(503, 'STORAGE_UNAVAILABLE', `${e.message.replace(/[.\s]+$/, '')}; the credit was refunded`);
     if (e instanceof RenderFailure) {
       const message = e.message.replace(/[.\s]+$/, '');
       throw new ApiError(500, 'INTERNAL_ERROR', `rendering failed: ${message}; the credit was refunded`, { render_error: { code: e.code, message, path: e.path ?? null } });

@@ -3,6 +3,7 @@
  * with a deadline; the answer says which ones answered and how fast.
  */
 import type { Db } from '../../db/database.ts';
+import type { BlobStore } from '../storage/store.ts';
 
 /** One dependency's state: `ok` with the round trip in ms, or `error` with the reason. */
 export type DependencyCheck = { status: 'ok'; ms: number } | { status: 'error'; error: string };
@@ -10,7 +11,11 @@ export type DependencyCheck = { status: 'ok'; ms: number } | { status: 'error'; 
 export interface HealthReport {
   /** `ok` when every dependency answered in time, else `unavailable`. */
   status: 'ok' | 'unavailable';
-  checks: { database: DependencyCheck & { engine: Db['dialect'] } };
+  checks: {
+    database: DependencyCheck & { engine: Db['dialect'] };
+    /** The file store: `local` (its folder is writable) or `s3` (HEAD bucket answered); `location` says where. */
+    store?: DependencyCheck & { kind: BlobStore['kind']; location: string };
+  };
 }
 
 async function check(probe: () => Promise<void>, timeoutMs: number): Promise<DependencyCheck> {
@@ -31,8 +36,11 @@ async function check(probe: () => Promise<void>, timeoutMs: number): Promise<Dep
   }
 }
 
-/** Ask every dependency (the database) within `timeoutMs` each (PLATEN_HEALTH_TIMEOUT_MS). */
-export async function healthReport(db: Db, timeoutMs: number): Promise<HealthReport> {
-  const database = await check(() => db.ping(), timeoutMs);
-  return { status: database.status === 'ok' ? 'ok' : 'unavailable', checks: { database: { ...database, engine: db.dialect } } };
+/** Ask every dependency (the database, the file store when given) at once, within `timeoutMs` each (PLATEN_HEALTH_TIMEOUT_MS). */
+export async function healthReport(db: Db, timeoutMs: number, store?: BlobStore): Promise<HealthReport> {
+  const [database, stored] = await Promise.all([check(() => db.ping(), timeoutMs), store ? check(() => store.ping(), timeoutMs) : undefined]);
+  const checks: HealthReport['checks'] = { database: { ...database, engine: db.dialect } };
+  if (store && stored) checks.store = { ...stored, kind: store.kind, location: store.location };
+  const ok = database.status === 'ok' && (stored === undefined || stored.status === 'ok');
+  return { status: ok ? 'ok' : 'unavailable', checks };
 }
