@@ -19,6 +19,8 @@ export type RenderErrorCode =
   | 'FONT_NOT_FOUND'
   /** Something the requested PDF/A variant forbids and that cannot be made conformant. */
   | 'PDFA_CONFLICT'
+  /** Image output: the page asked for is past the document's last page (path `page`). */
+  | 'PAGE_OUT_OF_RANGE'
   /** Anything else that stopped rendering. */
   | 'RENDER_ERROR';
 

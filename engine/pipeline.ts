@@ -14,6 +14,7 @@
  *                                                                              measured and placed per page, with $page)
  *   watermark  Page[]               -> Page[]            layout/watermark.ts  (previews)
  *   paint      Page[]               -> PDF bytes         paint/paint.ts       (the only pdfkit user)
+ *     or raster  Page                 -> PNG/JPEG bytes    raster/raster.ts     (image output: one page through Skia)
  *
  * Styles and shaping run in one walk of the bound tree (prepare): a paragraph is shaped right
  * after its spans' styles are resolved, so no second tree is built. The header's and footer's
@@ -34,7 +35,9 @@ import { paginate } from './layout/paginate.ts';
 import { prepareNodes, type PrepareContext } from './layout/prepare.ts';
 import { rootStyle, TextStyles } from './layout/style.ts';
 import { stampWatermark } from './layout/watermark.ts';
-import { paintPdf } from './paint/paint.ts';
+import { paintPdf, type Protection } from './paint/paint.ts';
+import type { ImageBytes } from './layout/images.ts';
+import { paintImage, type ImageFormat } from './raster/raster.ts';
 import { pdfaProfile, type PdfVariant } from './pdfa/variant.ts';
 
 /** The passes, in order (see the module comment). */
@@ -49,6 +52,8 @@ export interface LayoutOptions {
   readonly language?: string;
   /** Where warnings go (a new sink when not given). */
   readonly warnings?: WarningSink;
+  /** Bytes of the image sources fetched before the render (`https://...`, `asset:<id>`), by source. */
+  readonly images?: ImageBytes;
 }
 
 /** What {@link layoutDocument} gives back. */
@@ -70,7 +75,7 @@ export interface LaidOut {
 export function layoutDocument(template: Template, data: unknown, opts: LayoutOptions): LaidOut {
   const warnings = opts.warnings ?? new WarningSink();
   const budget = new LayoutBudget(opts.limits);
-  const prepare: PrepareContext = { styles: template.styles, textStyles: new TextStyles(opts.fonts), limits: opts.limits, language: opts.language, warnings, budget, flow: null };
+  const prepare: PrepareContext = { styles: template.styles, textStyles: new TextStyles(opts.fonts), limits: opts.limits, images: opts.images, language: opts.language, warnings, budget, flow: null };
   const measure: MeasureContext = { budget, warnings };
   const bind: BindNodesOptions = { now: opts.now, language: opts.language, maxNodes: opts.limits.maxNodes, maxDepth: opts.limits.maxDepth };
   const missing = warnMissing(warnings);
@@ -101,6 +106,10 @@ export interface PipelineOptions {
   readonly fonts: FontLibrary;
   readonly pdfVariant?: PdfVariant;
   readonly watermark?: string;
+  /** Bytes of the image sources fetched before the render, by source. */
+  readonly images?: ImageBytes;
+  /** Encrypt the PDF (not with pdfVariant). */
+  readonly protection?: Protection;
 }
 
 /** What {@link renderDocument} gives back. */
@@ -116,6 +125,52 @@ export interface Rendered {
  * @throws RenderError DATA_INVALID (the check), and what {@link layoutDocument} and painting throw.
  */
 export async function renderDocument(template: Template, data: unknown, options: PipelineOptions): Promise<Rendered> {
+  const { laid, meta, now } = layOutForOutput(template, data, options);
+  // paint
+  const pdf = await paintPdf(laid.pages, { ...meta, date: now }, { pdfa: options.pdfVariant ? pdfaProfile(options.pdfVariant) : undefined, protection: options.protection });
+  return { pdf, pages: laid.pages.length, warnings: laid.warnings };
+}
+
+/** Options of {@link renderDocumentImage}: the pipeline's, and the picture's. */
+export interface ImagePipelineOptions extends Omit<PipelineOptions, 'pdfVariant'> {
+  /** "png" or "jpeg". */
+  readonly format: ImageFormat;
+  /** Pixels per point (1 = 72 dpi). */
+  readonly scale: number;
+  /** The page to paint, from 1. */
+  readonly page: number;
+  /** Largest width x height of the image, pixels. */
+  readonly maxPixels: number;
+}
+
+/** What {@link renderDocumentImage} gives back. */
+export interface RenderedImage {
+  /** The encoded image. */
+  readonly image: Buffer;
+  readonly width: number;
+  readonly height: number;
+  /** Pages of the document the page was taken from. */
+  readonly pages: number;
+  readonly warnings: RenderWarning[];
+}
+
+/**
+ * Every pass up to the watermark, as for a PDF, then the raster paint (raster/raster.ts) of page
+ * `page` instead of the PDF paint: the same placed boxes, glyph outlines and positions.
+ * @throws RenderError as {@link renderDocument}; PAGE_OUT_OF_RANGE (path `page`) when the document
+ *   has fewer pages than `page`; LIMIT_EXCEEDED (path `scale`) past `maxPixels`.
+ */
+export async function renderDocumentImage(template: Template, data: unknown, options: ImagePipelineOptions): Promise<RenderedImage> {
+  const { laid } = layOutForOutput(template, data, options);
+  const page = laid.pages[options.page - 1];
+  if (!page) throw new RenderError('PAGE_OUT_OF_RANGE', `page ${options.page} does not exist: the document has ${laid.pages.length} page${laid.pages.length === 1 ? '' : 's'}`, 'page');
+  // paint (raster)
+  const painted = await paintImage(page, { format: options.format, scale: options.scale, maxPixels: options.maxPixels });
+  return { image: painted.bytes, width: painted.width, height: painted.height, pages: laid.pages.length, warnings: laid.warnings };
+}
+
+/** check, bind (metadata, then the layout passes) and watermark: what both paints start from. */
+function layOutForOutput(template: Template, data: unknown, options: PipelineOptions): { laid: LaidOut; meta: ReturnType<typeof bindMetadata>; now: Date } {
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const now = options.now ?? new Date();
   // check
@@ -127,10 +182,8 @@ export async function renderDocument(template: Template, data: unknown, options:
   const warnings = new WarningSink();
   // bind (metadata; the content is bound in layoutDocument)
   const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language, missing: warnMissing(warnings) });
-  const laid = layoutDocument(template, data ?? {}, { fonts: options.fonts, limits, now, language: meta.language, warnings });
+  const laid = layoutDocument(template, data ?? {}, { fonts: options.fonts, limits, now, language: meta.language, warnings, images: options.images });
   // watermark
   if (options.watermark !== undefined) stampWatermark(laid.pages, options.watermark, options.fonts, options.pdfVariant !== undefined, layoutDocument);
-  // paint
-  const pdf = await paintPdf(laid.pages, { ...meta, date: now }, { pdfa: options.pdfVariant ? pdfaProfile(options.pdfVariant) : undefined });
-  return { pdf, pages: laid.pages.length, warnings: laid.warnings };
+  return { laid, meta, now };
 }

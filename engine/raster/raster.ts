@@ -1,0 +1,340 @@
+/**
+ * The raster paint pass: a page of absolute draw items (the same Page the PDF paint draws) becomes
+ * a PNG or JPEG through Skia (@napi-rs/canvas). Text is drawn from the very glyph outlines the PDF
+ * embeds (fontkit's paths of the same font files, glyph ids and positions of the shaped runs), so
+ * the image and the PDF page agree to the pixel's antialiasing.
+ *
+ * Each draw item kind has one small function in {@link DRAWERS}; a kind without one fails the
+ * render with a clear RENDER_ERROR instead of being left out of the picture.
+ *
+ * Coordinates arrive in points, top-left based (y grows downwards), as for the PDF paint; the
+ * canvas is `scale` pixels per point, white behind the page.
+ */
+import type { Glyph } from 'fontkit';
+import { RenderError } from '../errors.ts';
+import type { DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
+import type { LineRun, RGB } from '../text/paragraph.ts';
+import { canvasModule, type Canvas, type Ctx, type SkiaImage, type SkiaPath } from './canvas.ts';
+
+/** Output formats of {@link paintImage}. */
+export type ImageFormat = 'png' | 'jpeg';
+
+/** Options of {@link paintImage}. */
+export interface RasterOptions {
+  readonly format: ImageFormat;
+  /** Pixels per point (1 = 72 dpi). */
+  readonly scale: number;
+  /** Largest width x height in pixels; a larger image fails with LIMIT_EXCEEDED. */
+  readonly maxPixels: number;
+  /** JPEG quality, 1 to 100. Default 90. */
+  readonly quality?: number;
+}
+
+/** An encoded page image. */
+export interface PaintedImage {
+  readonly bytes: Buffer;
+  /** Pixel size. */
+  readonly width: number;
+  readonly height: number;
+}
+
+/** An affine transform [a, b, c, d, e, f] (canvas and PDF `cm` order). */
+type Matrix = readonly [number, number, number, number, number, number];
+
+/** `outer` after `inner`: points go through `inner` first. */
+function multiply(outer: Matrix, inner: Matrix): Matrix {
+  const [a, b, c, d, e, f] = outer;
+  const [A, B, C, D, E, F] = inner;
+  return [a * A + c * B, b * A + d * B, a * C + c * D, b * C + d * D, a * E + c * F + e, b * E + d * F + f];
+}
+
+/** Pixel size of a page at `scale` pixels per point (at least 1 x 1). */
+export function pixelSize(page: Pick<Page, 'width' | 'height'>, scale: number): { width: number; height: number } {
+  // Rounded up (a part-covered pixel column is still paper), as pdftoppm does.
+  return { width: Math.max(1, Math.ceil(page.width * scale - 0.01)), height: Math.max(1, Math.ceil(page.height * scale - 0.01)) };
+}
+
+// Glyph outlines as Skia paths in font units, made once per glyph (fontkit keeps one Glyph per id).
+const glyphPaths = new WeakMap<Glyph, SkiaPath>();
+// Code rectangles as one path in module units, once per code (one path: no seams between bars).
+const barPaths = new WeakMap<readonly number[], SkiaPath>();
+// Decoded images, once per source image.
+const decoded = new WeakMap<DecodedImage, SkiaImage>();
+
+function cssColor(c: RGB): string {
+  return `rgb(${c[0]},${c[1]},${c[2]})`;
+}
+
+/** Paint state of one page: the current transform (points to pixels) and opacity. */
+export class RasterPainter {
+  private ctm: Matrix;
+  private alpha = 1;
+
+  constructor(
+    readonly ctx: Ctx,
+    scale: number,
+  ) {
+    this.ctm = [scale, 0, 0, scale, 0, 0];
+  }
+
+  /** The current transform, points to pixels. */
+  get matrix(): Matrix {
+    return this.ctm;
+  }
+
+  /** Set the canvas transform to the current one, followed by `local` when given. */
+  use(local?: Matrix): void {
+    const m = local ? multiply(this.ctm, local) : this.ctm;
+    this.ctx.setTransform(m[0], m[1], m[2], m[3], m[4], m[5]);
+  }
+
+  /** Draw `items` through `matrix` (after the current transform) at `opacity` (times the current one). */
+  within(matrix: Matrix | null, opacity: number | null, items: readonly DrawItem[]): void {
+    const saved = this.ctm;
+    const savedAlpha = this.alpha;
+    if (matrix) this.ctm = multiply(this.ctm, matrix);
+    if (opacity !== null) this.alpha = savedAlpha * opacity;
+    this.ctx.globalAlpha = this.alpha;
+    try {
+      for (const item of items) this.draw(item);
+    } finally {
+      this.ctm = saved;
+      this.alpha = savedAlpha;
+      this.ctx.globalAlpha = savedAlpha;
+    }
+  }
+
+  draw(item: DrawItem): void {
+    const drawer = (DRAWERS as Record<string, ((p: RasterPainter, item: never) => void) | undefined>)[item.kind];
+    if (!drawer) throw new RenderError('RENDER_ERROR', `the image output cannot draw "${(item as { kind: string }).kind}" items yet; render a PDF instead`);
+    drawer(this, item as never);
+  }
+
+  /**
+   * Fill a rectangle (points). Without rotation or skew its edges are snapped to whole pixels, as
+   * PDF rasterizers do: cells filled side by side then meet without a lighter seam between them.
+   */
+  fillRect(x: number, y: number, w: number, h: number): void {
+    const [a, b, c, d, e, f] = this.ctm;
+    if (b === 0 && c === 0) {
+      const x0 = Math.round(a * x + e);
+      const x1 = Math.round(a * (x + w) + e);
+      const y0 = Math.round(d * y + f);
+      const y1 = Math.round(d * (y + h) + f);
+      this.ctx.setTransform(1, 0, 0, 1, 0, 0);
+      // A sliver thinner than a pixel keeps one pixel (a hairline fill must not vanish).
+      const left = Math.min(x0, x1);
+      const top = Math.min(y0, y1);
+      const width = Math.max(Math.abs(x1 - x0), w > 0 ? 1 : 0);
+      const height = Math.max(Math.abs(y1 - y0), h > 0 ? 1 : 0);
+      this.ctx.fillRect(left, top, width, height);
+      return;
+    }
+    this.use();
+    this.ctx.fillRect(x, y, w, h);
+  }
+
+  fill(color: RGB): void {
+    this.ctx.fillStyle = cssColor(color);
+  }
+
+  stroke(color: RGB, width: number, dash?: readonly number[]): void {
+    this.ctx.strokeStyle = cssColor(color);
+    this.ctx.lineWidth = width;
+    this.ctx.setLineDash(dash && dash.length ? [...dash] : []);
+  }
+}
+
+/** One function per draw item kind: a new kind is one more entry here. */
+type Drawers = { readonly [K in DrawItem['kind']]: (p: RasterPainter, item: Extract<DrawItem, { kind: K }>) => void };
+
+const DRAWERS: Drawers = {
+  text: (p, item) => drawText(p, item.x, item.y, item.run),
+
+  rect: (p, item) => {
+    if (item.fill) {
+      p.fill(item.fill);
+      p.fillRect(item.x, item.y, item.w, item.h);
+    }
+    p.use();
+    if (item.stroke) {
+      p.stroke(item.stroke, item.lineWidth);
+      p.ctx.strokeRect(item.x, item.y, item.w, item.h);
+    }
+  },
+
+  line: (p, item) => {
+    p.use();
+    p.stroke(item.color, item.width, item.dash);
+    const ctx = p.ctx;
+    ctx.beginPath();
+    ctx.moveTo(item.x1, item.y1);
+    ctx.lineTo(item.x2, item.y2);
+    ctx.stroke();
+  },
+
+  bars: (p, item) => {
+    let path = barPaths.get(item.rects);
+    if (!path) {
+      const { Path2D } = canvasModule();
+      path = new Path2D();
+      const r = item.rects;
+      for (let i = 0; i < r.length; i += 4) path.rect(r[i], r[i + 1], r[i + 2], r[i + 3]);
+      barPaths.set(item.rects, path);
+    }
+    p.use([item.sx, 0, 0, item.sy, item.x, item.y]);
+    p.fill(item.color);
+    p.ctx.fill(path, 'nonzero');
+  },
+
+  shape: (p, item) => {
+    const { cx, cy, size } = item;
+    const r = size / 2;
+    const ctx = p.ctx;
+    p.use();
+    if (item.shape === 'square') {
+      p.fill(item.color);
+      ctx.fillRect(cx - r, cy - r, size, size);
+      return;
+    }
+    ctx.beginPath();
+    ctx.arc(cx, cy, r, 0, Math.PI * 2);
+    if (item.shape === 'disc') {
+      p.fill(item.color);
+      ctx.fill();
+    } else {
+      p.stroke(item.color, size * 0.16);
+      ctx.stroke();
+    }
+  },
+
+  image: (p, item) => {
+    const img = skiaImage(item.image);
+    const ctx = p.ctx;
+    p.use();
+    if (item.clip) {
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(item.clip.x, item.clip.y, item.clip.w, item.clip.h);
+      ctx.clip();
+    }
+    // Enlarged images show their pixels, as PDF viewers draw them (no /Interpolate); reduced ones are filtered.
+    const [a, b] = p.matrix;
+    const enlarged = Math.hypot(a, b) * item.w > img.width;
+    ctx.imageSmoothingEnabled = !enlarged;
+    if (!enlarged) ctx.imageSmoothingQuality = 'high';
+    ctx.drawImage(img, item.x, item.y, item.w, item.h);
+    if (item.clip) ctx.restore();
+  },
+
+  group: (p, item) => p.within(item.matrix, item.opacity, item.items),
+};
+
+/** An image decoded beforehand by {@link decodeImages}. */
+function skiaImage(image: DecodedImage): SkiaImage {
+  const img = decoded.get(image);
+  if (!img) throw new RenderError('RENDER_ERROR', 'an image was drawn before it was decoded');
+  return img;
+}
+
+/** Every image the items draw (inside groups too). */
+function imagesOf(items: readonly DrawItem[], into: Set<DecodedImage>): Set<DecodedImage> {
+  for (const item of items) {
+    if (item.kind === 'image') into.add(item.image);
+    else if (item.kind === 'group') imagesOf(item.items, into);
+  }
+  return into;
+}
+
+/**
+ * Decode the page's images with Skia (decoding is asynchronous), once per source image.
+ * @throws RenderError IMAGE_INVALID for bytes Skia cannot decode.
+ */
+async function decodeImages(page: Page): Promise<void> {
+  const { loadImage } = canvasModule();
+  for (const image of imagesOf(page.items, new Set())) {
+    if (decoded.has(image)) continue;
+    let img: SkiaImage;
+    try {
+      img = await loadImage(image.data);
+    } catch (e) {
+      throw new RenderError('IMAGE_INVALID', `a ${image.type.toUpperCase()} image could not be decoded for the image output: ${(e as Error)?.message ?? e}`);
+    }
+    if (img.width === 0 || img.height === 0) throw new RenderError('IMAGE_INVALID', `a ${image.type.toUpperCase()} image could not be decoded for the image output`);
+    decoded.set(image, img);
+  }
+}
+
+function glyphPath(glyph: Glyph): SkiaPath {
+  let path = glyphPaths.get(glyph);
+  if (!path) {
+    const { Path2D } = canvasModule();
+    const d = glyph.path.toSVG();
+    path = d ? new Path2D(d) : new Path2D();
+    glyphPaths.set(glyph, path);
+  }
+  return path;
+}
+
+/**
+ * A glyph run at baseline `y`, pen starting at `x`: each glyph's outline filled where the PDF's
+ * TJ array puts it (advance with kerning, word, letter and character spacing; mark offsets), then
+ * the underline or strike-through. Link areas have no picture.
+ */
+function drawText(p: RasterPainter, x: number, y: number, run: LineRun): void {
+  const st = run.style;
+  const face = run.face;
+  const k = st.size / face.unitsPerEm;
+  const ctx = p.ctx;
+  p.fill(st.color);
+  let pen = x;
+  for (const piece of run.pieces) {
+    const { glyphs, advances, offsets } = piece.run;
+    const extra = st.letterSpacing + (piece.space ? run.wordSpacing : run.charSpacing);
+    for (let i = 0; i < glyphs.length; i++) {
+      const dx = offsets ? offsets[i][0] * k : 0;
+      const dy = offsets ? offsets[i][1] * k : 0;
+      const path = glyphPath(glyphs[i]);
+      p.use([k, 0, 0, -k, pen + dx, y - dy]);
+      ctx.fill(path, 'nonzero');
+      pen += advances[i] * k + extra;
+    }
+  }
+  if (st.decoration !== 'none') {
+    const thickness = face.underlineThickness * st.size;
+    const ly = st.decoration === 'underline' ? y + face.underlinePosition * st.size : y - (face.xHeight * st.size) / 2;
+    p.use();
+    p.stroke(st.color, thickness);
+    ctx.beginPath();
+    ctx.moveTo(x, ly);
+    ctx.lineTo(x + run.width, ly);
+    ctx.stroke();
+  }
+}
+
+/**
+ * Paint one page into an image: white paper, then the page's items in order.
+ * @throws RenderError LIMIT_EXCEEDED when the image would have more than `maxPixels` pixels
+ *   (path `scale`), IMAGE_INVALID for an image Skia cannot decode, RENDER_ERROR for a draw item
+ *   kind the image output cannot draw, or when the canvas library is not available.
+ */
+export async function paintImage(page: Page, options: RasterOptions): Promise<PaintedImage> {
+  const { width, height } = pixelSize(page, options.scale);
+  if (width * height > options.maxPixels) {
+    throw new RenderError(
+      'LIMIT_EXCEEDED',
+      `the image would be ${width} x ${height} pixels (${(width * height).toLocaleString('en')}), more than the ${options.maxPixels.toLocaleString('en')} allowed; use a smaller scale`,
+      'scale',
+    );
+  }
+  const { createCanvas } = canvasModule();
+  await decodeImages(page);
+  const canvas: Canvas = createCanvas(width, height);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, width, height);
+  const painter = new RasterPainter(ctx, options.scale);
+  painter.within(null, null, page.items);
+  const bytes = options.format === 'jpeg' ? await canvas.encode('jpeg', options.quality ?? 90) : await canvas.encode('png');
+  return { bytes, width, height };
+}

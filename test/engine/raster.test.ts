@@ -1,0 +1,140 @@
+/**
+ * Image output (engine/raster): a page painted by Skia from the same placed boxes as the PDF. Read
+ * back as pixels: the PNG and poppler's rendering of the PDF page at the same resolution agree.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { PNG } from 'pngjs';
+import { imagePixelSize, RenderError, renderImage, renderPdf } from '../../engine/index.ts';
+import { paintImage } from '../../engine/raster/raster.ts';
+import type { Page } from '../../engine/layout/nodes.ts';
+import { alphaPngDataUri, JPEG_16 } from '../helpers/images.ts';
+import { example, NOW } from '../helpers/render.ts';
+
+type Pixels = { width: number; height: number; data: Buffer };
+
+/** Page `page` of a PDF as pixels, rendered by pdftoppm at `dpi`. */
+function pdfPage(pdf: Buffer, page: number, dpi: number): Pixels {
+  const dir = mkdtempSync(join(tmpdir(), 'platen-raster-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), pdf);
+    execFileSync('pdftoppm', ['-png', '-r', String(dpi), '-f', String(page), '-l', String(page), '-singlefile', join(dir, 'in.pdf'), join(dir, 'out')]);
+    return PNG.sync.read(readFileSync(join(dir, 'out.png')));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Mean absolute difference of the RGB channels (0-255) over the common area. */
+function meanDifference(a: Pixels, b: Pixels): number {
+  const w = Math.min(a.width, b.width);
+  const h = Math.min(a.height, b.height);
+  let sum = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = (y * a.width + x) * 4;
+      const j = (y * b.width + x) * 4;
+      sum += Math.abs(a.data[i] - b.data[j]) + Math.abs(a.data[i + 1] - b.data[j + 1]) + Math.abs(a.data[i + 2] - b.data[j + 2]);
+    }
+  }
+  return sum / (w * h * 3);
+}
+
+/** Share of pixels that are not white. */
+function inked(p: Pixels): number {
+  let n = 0;
+  for (let i = 0; i < p.data.length; i += 4) if (p.data[i] < 250 || p.data[i + 1] < 250 || p.data[i + 2] < 250) n++;
+  return n / (p.width * p.height);
+}
+
+/** Every kind of draw item the PDF paint draws: text with decorations, fills, borders, rules, images, codes, bullets. */
+const everything = {
+  page: { size: 'A5', margin: 30 },
+  content: [
+    { text: 'Image output', fontSize: 22, fontWeight: 'bold', color: '#1f4e79' },
+    { text: [{ text: 'underlined ', textDecoration: 'underline' }, { text: 'struck', textDecoration: 'line-through' }, ' and plain, with kerning: AVATAR Wolf'] },
+    { line: { thickness: 2, color: '#c00000', dash: [6, 3] }, margin: [6, 0, 6, 0] },
+    {
+      table: {
+        columns: ['*', 60, 80],
+        header: [['Item', 'Qty', 'Price']],
+        rows: [
+          ['Paper', '2', '€4.00'],
+          ['Toner', '1', '€80.00'],
+        ],
+        borders: 'all',
+      },
+    },
+    { list: ['first bullet', 'second bullet'], marker: 'disc' },
+    { list: ['circle'], marker: 'circle' },
+    { list: ['square'], marker: 'square' },
+    { columns: [{ width: 80, content: [{ image: alphaPngDataUri(40, 20), width: 80 }] }, { width: 60, content: [{ image: JPEG_16.dataUri, width: 60 }] }, { width: '*', content: [{ qrcode: 'https://example.com/pay', size: 70 }] }] },
+    { barcode: '4006381333931', format: 'ean13', height: 40 },
+    { text: 'مرحبا بالعالم · שלום · हिन्दी', fontSize: 14 },
+  ],
+};
+
+test('a PNG and poppler\'s rendering of the same PDF page agree (every kind of draw item)', async () => {
+  const pdf = await renderPdf(everything, {}, { now: NOW });
+  const png = await renderImage(everything, {}, { now: NOW, scale: 2 });
+  const image = PNG.sync.read(png.image);
+  const reference = pdfPage(pdf.pdf, 1, 144);
+  assert.equal(image.width, reference.width);
+  assert.equal(image.height, reference.height);
+  assert.ok(inked(image) > 0.02, `the image is nearly blank (${inked(image)})`);
+  const diff = meanDifference(image, reference);
+  assert.ok(diff < 6, `mean difference ${diff.toFixed(2)} of 255`);
+});
+
+test('the examples\' PNGs agree with their PDFs page for page (invoice page 1, report page 3)', async () => {
+  for (const [name, page] of [
+    ['invoice', 1],
+    ['report', 3],
+  ] as const) {
+    const { template, data } = example(name);
+    const pdf = await renderPdf(template, data, { now: NOW });
+    const png = await renderImage(template, data, { now: NOW, scale: 1.5, page });
+    assert.equal(png.pages, pdf.pages);
+    const diff = meanDifference(PNG.sync.read(png.image), pdfPage(pdf.pdf, page, 108));
+    assert.ok(diff < 6, `${name} page ${page}: mean difference ${diff.toFixed(2)} of 255`);
+  }
+});
+
+test('the page asked for is painted, and a page past the last one is PAGE_OUT_OF_RANGE naming page', async () => {
+  const doc = { content: [{ text: 'one' }, { pageBreak: true }, { text: 'two', fontSize: 60 }] };
+  const first = await renderImage(doc, {}, { page: 1, scale: 1 });
+  const second = await renderImage(doc, {}, { page: 2, scale: 1 });
+  assert.equal(first.pages, 2);
+  assert.ok(inked(PNG.sync.read(second.image)) > inked(PNG.sync.read(first.image)) * 3, 'page 2 holds the large text');
+  await assert.rejects(renderImage(doc, {}, { page: 3 }), (e: unknown) => e instanceof RenderError && e.code === 'PAGE_OUT_OF_RANGE' && e.path === 'page' && /2 pages/.test(e.message));
+});
+
+test('scale sets the pixels per point; JPEG output is a JPEG; too many pixels is LIMIT_EXCEEDED naming scale', async () => {
+  const doc = { page: { size: [200, 100], margin: 10 }, content: [{ text: 'Hello', color: '#ff0000' }] };
+  const png = await renderImage(doc, {}, { scale: 3 });
+  assert.deepEqual([png.width, png.height], [600, 300]);
+  assert.deepEqual(imagePixelSize(doc, 3), { width: 600, height: 300 });
+  assert.equal(png.image.subarray(1, 4).toString('latin1'), 'PNG');
+  const jpeg = await renderImage(doc, {}, { format: 'jpeg', scale: 0.5 });
+  assert.deepEqual([jpeg.image[0], jpeg.image[1], jpeg.image[2]], [0xff, 0xd8, 0xff]);
+  assert.deepEqual([jpeg.width, jpeg.height], [100, 50]);
+  await assert.rejects(renderImage(doc, {}, { scale: 8, maxPixels: 1_000_000 }), (e: unknown) => e instanceof RenderError && e.code === 'LIMIT_EXCEEDED' && e.path === 'scale');
+});
+
+test('a watermark is painted into the image as into the PDF', async () => {
+  const doc = { content: [{ text: 'body' }] };
+  const plain = PNG.sync.read((await renderImage(doc, {}, { scale: 0.5 })).image);
+  const marked = PNG.sync.read((await renderImage(doc, {}, { scale: 0.5, watermark: 'PREVIEW' })).image);
+  assert.ok(meanDifference(plain, marked) > 1, 'the mark changes the picture');
+  const pdf = await renderPdf(doc, {}, { watermark: 'PREVIEW' });
+  assert.ok(meanDifference(marked, pdfPage(pdf.pdf, 1, 36)) < 4);
+});
+
+test('a draw item kind the raster backend does not know fails clearly instead of being left out', async () => {
+  const page = { width: 100, height: 100, items: [{ kind: 'hologram', x: 0, y: 0 }] } as unknown as Page;
+  await assert.rejects(paintImage(page, { format: 'png', scale: 1, maxPixels: 1e6 }), (e: unknown) => e instanceof RenderError && e.code === 'RENDER_ERROR' && /"hologram"/.test(e.message));
+});
