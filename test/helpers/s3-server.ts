@@ -103,6 +103,7 @@ const sha256 = (data: Buffer | string) => createHash('sha256').update(data).dige
  * sent, not encoded again), and the payload hash checked against the body when it is given.
  */
 function signatureProblem(req: http.IncomingMessage, body: Buffer, secretOf: (accessKeyId: string) => string | undefined): { code: string; message: string } | null {
+  if (req.headers.authorization === undefined && /[?&]X-Amz-Signature=/.test(req.url ?? '')) return presignedProblem(req, secretOf);
   const auth = req.headers.authorization ?? '';
   const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(auth);
   if (!m) return { code: 'AccessDenied', message: 'a Signature V4 Authorization header is required' };
@@ -122,6 +123,42 @@ function signatureProblem(req: http.IncomingMessage, body: Buffer, secretOf: (ac
   const canonicalHeaders = names.map((n) => `${n}:${String(req.headers[n] ?? '').trim().replace(/ +/g, ' ')}\n`).join('');
   const canonicalRequest = [req.method, path, canonicalQuery, canonicalHeaders, signedHeaders, payloadHash].join('\n');
   const amzDate = String(req.headers['x-amz-date'] ?? '');
+  const scope = `${date}/${region}/s3/aws4_request`;
+  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonicalRequest)].join('\n');
+  const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), 's3'), 'aws4_request');
+  if (createHmac('sha256', key).update(stringToSign).digest('hex') !== signature) {
+    return { code: 'SignatureDoesNotMatch', message: 'The request signature we calculated does not match the signature you provided. Check your key and signing method.' };
+  }
+  return null;
+}
+
+/**
+ * Why a presigned URL (query-string Signature V4: X-Amz-Credential, X-Amz-Date, X-Amz-Expires,
+ * X-Amz-SignedHeaders, X-Amz-Signature) is not valid, or null when it is: signature over the
+ * canonical request with an unsigned payload, and the expiry against the clock.
+ */
+function presignedProblem(req: http.IncomingMessage, secretOf: (accessKeyId: string) => string | undefined): { code: string; message: string } | null {
+  const [path, query = ''] = (req.url ?? '/').split('?');
+  const pairs = query.split('&').filter((p) => p !== '').map((p) => (p.includes('=') ? p : `${p}=`));
+  const param = (name: string) => {
+    const pair = pairs.find((p) => p.startsWith(`${name}=`));
+    return pair === undefined ? undefined : decodeURIComponent(pair.slice(name.length + 1));
+  };
+  const credential = /^([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request$/.exec(param('X-Amz-Credential') ?? '');
+  const amzDate = param('X-Amz-Date') ?? '';
+  const expires = Number(param('X-Amz-Expires'));
+  const signedHeaders = param('X-Amz-SignedHeaders') ?? '';
+  const signature = param('X-Amz-Signature') ?? '';
+  if (!credential || !/^\d{8}T\d{6}Z$/.test(amzDate) || !Number.isInteger(expires) || signedHeaders === '') return { code: 'AuthorizationQueryParametersError', message: 'a presigned URL needs X-Amz-Credential, X-Amz-Date, X-Amz-Expires and X-Amz-SignedHeaders' };
+  const [, accessKeyId, date, region] = credential;
+  const secret = secretOf(accessKeyId);
+  if (secret === undefined) return { code: 'InvalidAccessKeyId', message: 'The AWS Access Key Id you provided does not exist in our records.' };
+  const signedAt = Date.UTC(+amzDate.slice(0, 4), +amzDate.slice(4, 6) - 1, +amzDate.slice(6, 8), +amzDate.slice(9, 11), +amzDate.slice(11, 13), +amzDate.slice(13, 15));
+  if (Date.now() > signedAt + expires * 1000) return { code: 'AccessDenied', message: 'Request has expired' };
+  const canonicalQuery = pairs.filter((p) => !p.startsWith('X-Amz-Signature=')).sort().join('&');
+  const names = signedHeaders.split(';');
+  const canonicalHeaders = names.map((n) => `${n}:${String(req.headers[n] ?? '').trim().replace(/ +/g, ' ')}\n`).join('');
+  const canonicalRequest = [req.method, path, canonicalQuery, canonicalHeaders, signedHeaders, 'UNSIGNED-PAYLOAD'].join('\n');
   const scope = `${date}/${region}/s3/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonicalRequest)].join('\n');
   const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), 's3'), 'aws4_request');
