@@ -61,6 +61,7 @@ export function measure(node: PNode, width: number, ctx: MeasureContext, maxHeig
     keepTogether: s.keepTogether,
     keepWithNext: s.keepWithNext,
     breakBefore: s.breakBefore,
+    breakAfter: s.breakAfter,
     frame,
   };
   const v = it + ib;
@@ -81,6 +82,7 @@ export function measure(node: PNode, width: number, ctx: MeasureContext, maxHeig
         keepTogether: base.keepTogether,
         keepWithNext: base.keepWithNext,
         breakBefore: base.breakBefore,
+        breakAfter: base.breakAfter,
         frame: base.frame,
         lines,
         widows: s.widows,
@@ -89,7 +91,9 @@ export function measure(node: PNode, width: number, ctx: MeasureContext, maxHeig
     }
     case 'stack': {
       const children = measureAll(node.children, inner, ctx, innerMax);
-      return { ...base, kind: 'stack', children, height: flowHeight(children) + v };
+      // A break after its last child is a break after the stack.
+      const breakAfter = base.breakAfter || children[children.length - 1]?.breakAfter === true;
+      return { ...base, breakAfter, kind: 'stack', children, height: flowHeight(children) + v };
     }
     case 'columns':
       return measureColumns(node, inner, base, v, ctx, innerMax);

@@ -144,6 +144,8 @@ interface BoxBase {
   /** Stay on the page where the next sibling starts. */
   readonly keepWithNext?: boolean;
   readonly breakBefore: boolean;
+  /** What follows it starts on a new page (pageBreak "after"; a stack also when its last child has it). */
+  readonly breakAfter?: boolean;
   readonly frame: Frame | null;
 }
 export interface TextBox extends BoxBase {

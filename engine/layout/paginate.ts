@@ -52,6 +52,7 @@ export function flow(boxes: readonly Box[], x: number, y: number, avail: number,
       return { used: cursor + (r.used > 0 ? b.marginTop + r.used : 0), rest };
     }
     cursor += outerHeight(b);
+    if (b.breakAfter && i + 1 < boxes.length) return { used: cursor, rest: boxes.slice(i + 1) };
   }
   return { used: cursor, rest: null };
 }

@@ -55,6 +55,8 @@ export interface ComputedStyle {
   readonly backgroundColor: RGB | null;
   readonly keepTogether: boolean;
   readonly breakBefore: boolean;
+  /** What follows starts on a new page (pageBreak "after"). */
+  readonly breakAfter: boolean;
   readonly verticalAlign: 'top' | 'middle' | 'bottom' | 'baseline';
   readonly keepWithNext: boolean;
 }
@@ -123,6 +125,7 @@ export function rootStyle(font: { family?: string | string[]; size?: number; col
     backgroundColor: null,
     keepTogether: false,
     breakBefore: false,
+    breakAfter: false,
     verticalAlign: 'baseline',
     keepWithNext: false,
   };
@@ -144,7 +147,7 @@ export function mergeProps(node: StyleProps, styles: Record<string, StyleProps> 
 const STYLE_KEYS = new Set([
   'fontFamily', 'fontSize', 'fontWeight', 'fontStyle', 'color', 'lineHeight', 'textAlign', 'textDecoration', 'direction',
   'letterSpacing', 'fontFeatures', 'hyphenate', 'lang', 'widows', 'orphans',
-  'margin', 'padding', 'border', 'backgroundColor', 'keepTogether', 'keepWithNext', 'breakBefore', 'verticalAlign',
+  'margin', 'padding', 'border', 'backgroundColor', 'keepTogether', 'keepWithNext', 'breakBefore', 'pageBreak', 'verticalAlign',
 ]);
 
 function hasStyle(p: StyleProps): boolean {
@@ -196,10 +199,11 @@ function compute(parent: ComputedStyle, p: StyleProps): ComputedStyle {
     padding: p.padding === undefined ? ZERO_SIDES : toSides(p.padding),
     border: toBorders(p.border),
     backgroundColor: p.backgroundColor ? parseColor(p.backgroundColor) : null,
-    keepTogether: p.keepTogether ?? false,
-    breakBefore: p.breakBefore === 'page',
+    keepTogether: p.keepTogether ?? p.pageBreak === 'avoid',
+    breakBefore: p.breakBefore === 'page' || p.pageBreak === 'before',
+    breakAfter: p.pageBreak === 'after',
     verticalAlign: p.verticalAlign ?? 'baseline',
-    keepWithNext: p.keepWithNext ?? false,
+    keepWithNext: p.keepWithNext ?? p.pageBreak === 'avoid',
   };
 }
 

@@ -47,6 +47,7 @@ const STYLE: Record<string, PropertyDoc> = {
   widows: { description: 'Fewest lines of a paragraph carried to the top of the next page by a break. Inherited.', examples: [2], default: 2 },
   orphans: { description: 'Fewest lines of a paragraph left at the bottom of a page before a break. Inherited.', examples: [2], default: 2 },
   breakBefore: { description: '"page": start the node on a new page.', examples: ['page'], default: 'auto' },
+  pageBreak: { description: 'On any node: "before" starts it on a new page, "after" starts what follows on a new page, "avoid" keeps it whole and on the page of the start of the next node. ({"pageBreak": true} alone is the page break node.)', examples: ['before', 'after', 'avoid'] },
   colSpan: { description: 'Table cells only: columns the cell spans (leave the covered cells out of the row, or put {} at each).', examples: [2] },
   rowSpan: { description: 'Table cells only: rows the cell spans (leave the covered cells out of the rows below, or put {} at each).', examples: [3] },
   lang: { description: 'Language of the text (BCP 47), inherited: hyphenation patterns of justified text and the locale of number, currency and date filters inside the node. Default: metadata.language. Not in named styles.', examples: ['de', 'fr-CH'] },

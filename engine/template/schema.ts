@@ -355,6 +355,7 @@ function styleShape(color: z.ZodType<string>) {
     widows: z.number().int().min(1).max(10).optional(),
     orphans: z.number().int().min(1).max(10).optional(),
     breakBefore: z.enum(['page', 'auto']).optional(),
+    pageBreak: z.enum(['before', 'after', 'avoid']).optional(),
     colSpan: spanCount.optional(),
     rowSpan: spanCount.optional(),
     verticalAlign: z.enum(['top', 'middle', 'bottom', 'baseline']).optional(),
@@ -386,7 +387,8 @@ function foundList(keys: readonly string[]): string {
 export const nodeSchema: z.ZodType<Node> = dispatch<Node>((v) => {
   const expected = `a node needs exactly one of ${NODE_KINDS.join(', ')}`;
   if (!isObj(v)) return `${expected}; got ${describeValue(v)}`;
-  const kinds = NODE_KINDS.filter((k) => Object.hasOwn(v, k));
+  // `pageBreak: true` is a page break node; "before", "after" and "avoid" are a style property.
+  const kinds = NODE_KINDS.filter((k) => Object.hasOwn(v, k) && (k !== 'pageBreak' || typeof v.pageBreak !== 'string'));
   if (kinds.length === 1) return KIND_SCHEMAS[kinds[0]];
   if (kinds.length > 1) return `${expected}; found ${foundList(kinds)}`;
   let hint = '';

@@ -61,6 +61,8 @@ export interface StyleProps {
   /** Fewest lines of a paragraph left alone at the bottom of a page. Default 2. */
   orphans?: number;
   breakBefore?: 'page' | 'auto';
+  /** pageBreak `before`: start on a new page; `after`: what follows starts on a new page; `avoid`: no break inside nor right after it. */
+  pageBreak?: 'before' | 'after' | 'avoid' | true;
   /** Only in table cells. */
   colSpan?: number;
   rowSpan?: number;

@@ -37,3 +37,44 @@ test('a bad page size is refused with its path and what is accepted', () => {
     assert.match(r.errors[0].message, /4x6in|pt/, size);
   }
 });
+
+const pageOf = (doc: { pages: { text: string }[] }, needle: string): number => doc.pages.findIndex((p) => p.text.includes(needle)) + 1;
+
+test('pageBreak "before" and "after" on any node; {"pageBreak": true} still ends the page', async () => {
+  const { doc } = await render({
+    content: [
+      { text: 'Alpha' },
+      { text: 'Beta', pageBreak: 'before' },
+      { stack: [{ text: 'Gamma' }, { text: 'Delta', pageBreak: 'after' }] },
+      { text: 'Epsilon' },
+      { pageBreak: true },
+      { text: 'Zeta' },
+    ],
+  });
+  assert.deepEqual(['Alpha', 'Beta', 'Gamma', 'Delta', 'Epsilon', 'Zeta'].map((w) => pageOf(doc, w)), [1, 2, 2, 2, 3, 4]);
+  // A break after the last node adds no empty page.
+  const last = await render({ content: [{ text: 'only', pageBreak: 'after' }] });
+  assert.equal(last.pages, 1);
+});
+
+test('pageBreak "avoid" keeps a node whole and with the next one', async () => {
+  const para = (n: number) => Array.from({ length: n }, (_, i) => `line ${i}`).join('\n');
+  const filler = { text: para(55) };
+  // Without avoid the paragraph is cut; with it, it moves whole to page 2.
+  const cut = await render({ content: [filler, { text: `KEEP\n${para(10)}` }] });
+  assert.equal(pageOf(cut.doc, 'KEEP'), 1);
+  const kept = await render({ content: [filler, { text: `KEEP\n${para(10)}`, pageBreak: 'avoid' }] });
+  assert.equal(pageOf(kept.doc, 'KEEP'), 2);
+  assert.ok(kept.doc.pages[1].text.includes('line 9'));
+  // A heading with avoid goes with the paragraph after it.
+  const heading = await render({ content: [{ text: para(57) }, { text: 'HEADING', pageBreak: 'avoid' }, { text: `after\n${para(8)}`, widows: 4, orphans: 4 }] });
+  assert.equal(pageOf(heading.doc, 'HEADING'), pageOf(heading.doc, 'after'));
+});
+
+test('pageBreak must be before, after or avoid on a node; true is the page break node', () => {
+  const r = parseTemplate({ content: [{ text: 'x', pageBreak: 'later' }] });
+  assert.equal(r.ok, false);
+  if (!r.ok) assert.equal(r.errors[0].path, 'content[0].pageBreak');
+  assert.equal(parseTemplate({ content: [{ text: 'x', pageBreak: 'after' }, { pageBreak: true }] }).ok, true);
+  assert.equal(parseTemplate({ styles: { chapter: { pageBreak: 'before' } }, content: [{ text: 'x', style: 'chapter' }] }).ok, true);
+});
