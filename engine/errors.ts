@@ -82,6 +82,8 @@ export interface Limits {
   maxImageBytes: number;
   /** Pixels (width x height) of one image. Default 40 million. */
   maxImagePixels: number;
+  /** Elements of one SVG image. Default 20,000. */
+  maxSvgElements: number;
 }
 
 /** The limits a render uses when `options.limits` does not say otherwise. */
@@ -94,4 +96,5 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxDataDepth: 32,
   maxImageBytes: 20 * 1024 * 1024,
   maxImagePixels: 40_000_000,
+  maxSvgElements: 20_000,
 });

@@ -11,6 +11,9 @@ import { parseTemplate } from './template/schema.ts';
 import type { Template, TemplateField, TemplateIssue } from './template/types.ts';
 import { bundledFontLibrary, type FontLibrary } from './text/fonts.ts';
 import { renderDocument, renderDocumentImage } from './pipeline.ts';
+import { imageSources as listImageSources, type ImageSourceUse } from './template/image-sources.ts';
+import type { ImageBytes } from './layout/images.ts';
+import type { Protection } from './paint/paint.ts';
 import { pageFrame } from './layout/document.ts';
 import { pixelSize, type ImageFormat } from './raster/raster.ts';
 import type { PdfVariant } from './pdfa/variant.ts';
@@ -20,6 +23,9 @@ export type { ImageFormat } from './raster/raster.ts';
 export { canvasAvailable } from './raster/canvas.ts';
 
 export { RenderError, DEFAULT_LIMITS } from './errors.ts';
+export { PERMISSIONS, type Permission, type Protection } from './paint/paint.ts';
+export type { ImageBytes } from './layout/images.ts';
+export type { ImageSourceUse } from './template/image-sources.ts';
 export { cacheStats, clearCaches, configureCaches, DEFAULT_CACHE_MB, type CacheName, type CacheStat } from './caches.ts';
 export type { RenderWarning, RenderWarningCode } from './warnings.ts';
 export type { Limits, RenderErrorCode, ErrorDetail } from './errors.ts';
@@ -41,6 +47,17 @@ export interface RenderOptions {
    * "PREVIEW"); 1 to 100 characters, printed as given (no placeholders).
    */
   watermark?: string;
+  /**
+   * Bytes of the image sources that are not `data:` URIs (`https://...`, `asset:<id>`), by
+   * source exactly as bound: the engine never fetches anything. {@link imageSources} lists the
+   * sources a render needs. A source missing here fails the render with IMAGE_INVALID.
+   */
+  images?: ImageBytes;
+  /**
+   * Encrypt the PDF with AES-256 (user password, owner password, permissions). Not with
+   * `pdfVariant`: PDF/A forbids encryption (PDFA_CONFLICT).
+   */
+  protection?: Protection;
 }
 
 /** What {@link renderPdf} returns. */
@@ -163,6 +180,7 @@ export function checkData(definition: unknown, data: unknown, options: CheckData
  *   that is empty or longer than 100 characters.
  */
 export async function renderPdf(definition: unknown, data: unknown, options: RenderOptions = {}): Promise<RenderResult> {
+  if (options.protection && options.pdfVariant) throw new RenderError('PDFA_CONFLICT', `${options.pdfVariant} forbids encryption: a protected PDF cannot be PDF/A`);
   const fonts = options.fonts ?? bundledFontLibrary();
   const template = validOrThrow(definition, fonts, options.limits?.maxDepth ?? DEFAULT_LIMITS.maxDepth);
   return renderDocument(template, data, { ...options, fonts });
@@ -226,4 +244,16 @@ export async function renderImage(definition: unknown, data: unknown, options: R
 export function imagePixelSize(definition: unknown, scale: number): { width: number; height: number } {
   const frame = pageFrame(validOrThrow(definition));
   return pixelSize(frame, scale);
+}
+
+/**
+ * The image sources a render of `definition` with `data` needs from outside the engine: every
+ * distinct `image` source that is not a `data:` URI (`https://...`, `asset:<id>`), with the
+ * template path of its first use, in order. Sources with placeholders are bound with the data
+ * (header, footer and background as page 1 of 1). Fetch their bytes and pass them as
+ * `options.images` of {@link renderPdf} or {@link renderImage}.
+ * @throws RenderError TEMPLATE_INVALID when the definition does not validate.
+ */
+export function imageSources(definition: unknown, data: unknown, options: { now?: Date; maxNodes?: number } = {}): ImageSourceUse[] {
+  return listImageSources(validOrThrow(definition), data, { now: options.now ?? new Date(), maxNodes: options.maxNodes });
 }

@@ -191,6 +191,7 @@ const envSchema = z.object({
     }),
 });
 
+  PLATEN_MAX_SVG_ELEMENTS: int(10, 10_000_000).default(DEFAULT_LIMITS.maxSvgElements),
 /**
  * Read and validate the configuration.
  * @throws ConfigError naming every bad variable.
@@ -293,6 +294,7 @@ function storageConfig(e: z.infer<typeof envSchema>): StorageConfig {
   };
 }
 
+      maxSvgElements: e.PLATEN_MAX_SVG_ELEMENTS,
 /** The secret generated once into the data dir (mode 0600) when PLATEN_SECRET is not set. */
 function generatedSecret(dataDir: string): string {
   const file = join(dataDir, 'secret');

@@ -9,14 +9,20 @@ import type { ColumnWidth } from '../template/types.ts';
 import type { Line, LineRun, PreparedParagraph, RGB, TextStyle } from '../text/paragraph.ts';
 import type { Borders, ComputedStyle, Sides } from './style.ts';
 
-/** A decoded raster image, shared by every use of the same source within the process. */
+/**
+ * A decoded image, shared by every use of the same source within the process: a raster image
+ * (PNG, JPEG) or an SVG document (drawn as vectors; layout/svg.ts cleaned it and gave its root
+ * width and height in points and a viewBox).
+ */
 export interface DecodedImage {
-  readonly type: 'png' | 'jpeg';
+  readonly type: 'png' | 'jpeg' | 'svg';
   readonly data: Buffer;
-  /** Pixel size. */
+  /** Pixel size (raster), or size in points (SVG). */
   readonly width: number;
   readonly height: number;
 }
+  /** SVG: how many elements the document holds. */
+  readonly elements?: number;
 
 /** A barcode as filled rectangles in module units: [x, y, w, h, x, y, w, h, ...]. */
 export interface VectorCode {

@@ -14,7 +14,7 @@ import type { BoundInline, BoundNode, BoundTableSpec, ListMarker, StyleProps } f
 import { hyphenatorFor } from '../text/hyphenate.ts';
 import { prepareParagraph, type PreparedParagraph, type RGB, type StyledText } from '../text/paragraph.ts';
 import { encodeCode } from './codes.ts';
-import { decodeImage } from './images.ts';
+import { decodeImage, type ImageBytes } from './images.ts';
 import type { PCell, PList, PNode, PTable, PText } from './nodes.ts';
 import { bareStyle, color, computeStyle, mergeProps, toSides, type ComputedStyle, type Sides, type TextStyles } from './style.ts';
 
@@ -24,6 +24,8 @@ export interface PrepareContext {
   readonly textStyles: TextStyles;
   readonly limits: Limits;
   /** The template's language (metadata.language): hyphenation patterns. */
+  /** Bytes of the image sources fetched before the render (URLs, assets), by source. */
+  readonly images?: ImageBytes;
   readonly language?: string;
   /** Collects what the render should report without failing (characters no font has). */
   readonly warnings: WarningSink;
@@ -84,7 +86,7 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
       kind: 'image',
       style,
       path,
-      image: decodeImage(node.image, ctx.limits, `${path}.image`),
+      image: decodeImage(node.image, ctx.limits, `${path}.image`, ctx.images),
       width: node.width,
       height: node.height,
       fit: node.fit ?? 'contain',

@@ -15,6 +15,7 @@ import type { LineRun, RGB } from '../text/paragraph.ts';
 import type { DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
 import type { EmbeddedFace } from './fonts.ts';
 import { embedPrepared, prepareImage, type PreparedImage } from './images.ts';
+import { drawSvg } from './svg.ts';
 import { num, pdfFont, tjArray } from './glyphs.ts';
 
 /** Document-level properties written to the Info dictionary. */
@@ -136,6 +137,7 @@ class PageWriter {
     if (item.clip) {
       this.doc.save();
       this.doc.rect(item.clip.x, item.clip.y, item.clip.w, item.clip.h).clip();
+    if (item.image.type === 'svg') return this.svg(item);
     }
     this.doc.image(img as never, item.x, item.y, { width: item.w, height: item.h });
     if (item.clip) this.doc.restore();
@@ -149,6 +151,17 @@ class PageWriter {
     this.ops.push(`${item.matrix.map(fine).join(' ')} cm`);
     for (const inner of item.items) this.draw(inner);
     this.flush();
+  /** An SVG image as vectors (svg.ts), clipped like a raster image. */
+  svg(item: Extract<DrawItem, { kind: 'image' }>): void {
+    if (this.pdfa?.opaqueImages && /opacity/i.test(item.image.data.toString('utf8'))) {
+      throw new RenderError('PDFA_CONFLICT', 'an SVG image uses opacity, which PDF/A-1 forbids (transparency); use pdf/a-2b or pdf/a-3b, or an opaque SVG');
+    }
+    this.doc.save();
+    if (item.clip) this.doc.rect(item.clip.x, item.clip.y, item.clip.w, item.clip.h).clip();
+    drawSvg(this.doc, item.image, item.x, item.y, item.w, item.h);
+    this.doc.restore();
+  }
+
     this.doc.restore();
     // The restore brought back the colour and font of before the group.
     this.fill = '';
@@ -332,7 +345,7 @@ export async function paintPdf(pages: readonly Page[], info: DocumentInfo, optio
   const fonts = new Map<FontFace, EmbeddedFace>();
   const images = new Map<DecodedImage, unknown>();
   const pictures = new Set<DecodedImage>();
-  for (const page of pages) for (const item of page.items) if (item.kind === 'image') pictures.add(item.image);
+  for (const page of pages) for (const item of page.items) if (item.kind === 'image' && item.image.type !== 'svg') pictures.add(item.image);
   const prepared = new Map<DecodedImage, PreparedImage>();
   for (const image of pictures) prepared.set(image, await prepareImage(doc, image, Boolean(pdfa?.opaqueImages)));
   for (const page of pages) {

@@ -32,6 +32,7 @@ const rowsAgree: { [K in keyof RowsAgree]: true } = {
   jobs: true,
   webhookDeliveries: true,
   s3Integrations: true,
+  assets: true,
 } satisfies RowsAgree;
 
 interface Shape {

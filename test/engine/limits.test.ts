@@ -37,6 +37,7 @@ test('the default limits are the documented ones', () => {
     maxDataDepth: 32,
     maxImageBytes: 20 * 1024 * 1024,
     maxImagePixels: 40_000_000,
+    maxSvgElements: 20_000,
   });
 });
 

@@ -1,0 +1,98 @@
+/**
+ * SVG image sources: checked, made safe and sized before layout. The picture is drawn as vectors
+ * by paint/svg.ts (svg-to-pdfkit); the raster output can hand the same bytes to its own SVG
+ * renderer.
+ *
+ * Made safe: entity declarations are refused (no entity expansion bombs); every `href` and
+ * `xlink:href` that does not point inside the document (`#id`) is removed, so nothing outside it
+ * is ever read (no URLs, no files, no embedded raster images, no links); `@import` rules are
+ * removed from style sheets. Scripts are never run by either renderer.
+ * Sized: the root's `width` and `height` (unitless or px as points, like the pixels of a PNG at
+ * 72 dpi; pt, in, cm, mm converted), else its `viewBox`; the root then gets both, in points.
+ */
+import { RenderError, type Limits } from '../errors.ts';
+import type { DecodedImage } from './nodes.ts';
+
+/** Elements an SVG may hold when `Limits.maxSvgElements` is not set. */
+export const DEFAULT_MAX_SVG_ELEMENTS = 20_000;
+
+/** Whether `data` looks like an SVG document (text whose first element is `<svg`). */
+export function isSvg(data: Uint8Array): boolean {
+  const head = Buffer.from(data.buffer, data.byteOffset, Math.min(data.byteLength, 4096)).toString('utf8').replace(/^\uFEFF/, '');
+  // Skip an XML declaration, comments, a DOCTYPE and processing instructions before the root.
+  const rest = head.replace(/^(\s|<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>[]*(\[[\s\S]*?\])?\s*>)*/i, '');
+  return /^<svg[\s>/]/i.test(rest) || (/^<([A-Za-z_][\w.-]*):svg[\s>/]/.test(rest));
+}
+
+const UNIT_POINTS: Record<string, number> = { '': 1, px: 1, pt: 1, in: 72, cm: 72 / 2.54, mm: 72 / 25.4, pc: 12 };
+
+/** A length attribute in points, or null when absent, relative (%) or unreadable. */
+function lengthOf(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const m = /^\s*([0-9]*\.?[0-9]+(?:e[-+]?\d+)?)\s*(px|pt|in|cm|mm|pc)?\s*$/i.exec(value);
+  if (!m) return null;
+  const n = Number(m[1]) * UNIT_POINTS[(m[2] ?? '').toLowerCase()];
+  return Number.isFinite(n) && n > 0 ? n : null;
+}
+
+const UNIT_PIXELS: Record<string, number> = { '': 1, px: 1, pt: 4 / 3, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, pc: 16 };
+
+/** A length attribute in CSS pixels (the user units of an SVG without a viewBox), or null. */
+function userUnits(value: string | undefined): number | null {
+  const m = value === undefined ? null : /^\s*([0-9]*\.?[0-9]+(?:e[-+]?\d+)?)\s*(px|pt|in|cm|mm|pc)?\s*$/i.exec(value);
+  return m ? Number(m[1]) * UNIT_PIXELS[(m[2] ?? '').toLowerCase()] : null;
+}
+
+/** Attributes of an opening tag's text (`<svg a="1" b='2'>`), by name. */
+function attributesOf(tag: string): Map<string, string> {
+  const attrs = new Map<string, string>();
+  for (const m of tag.matchAll(/([A-Za-z_:][\w:.-]*)\s*=\s*("([^"]*)"|'([^']*)')/g)) attrs.set(m[1], m[3] ?? m[4] ?? '');
+  return attrs;
+}
+
+/**
+ * Check, clean and size an SVG document.
+ * @param data its bytes (UTF-8).
+ * @param path the image's template path, for errors.
+ * @returns the decoded image: type "svg", `data` the cleaned document whose root has `width` and
+ *   `height` in points and a `viewBox`, `width` and `height` its size in points.
+ * @throws RenderError IMAGE_INVALID (no root `<svg>`, entity declarations, no size) or
+ *   LIMIT_EXCEEDED (more elements than `limits.maxSvgElements`).
+ */
+export function decodeSvg(data: Uint8Array, limits: Limits, path: string): DecodedImage {
+  let text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8').replace(/^\uFEFF/, '');
+  if (/<!ENTITY/i.test(text)) throw new RenderError('IMAGE_INVALID', 'SVG image declares entities (<!ENTITY>), which are not accepted', path);
+  const maxElements = limits.maxSvgElements ?? DEFAULT_MAX_SVG_ELEMENTS;
+  let elements = 0;
+  for (const _ of text.matchAll(/<[A-Za-z_]/g)) {
+    if (++elements > maxElements) throw new RenderError('LIMIT_EXCEEDED', `SVG image has more than ${maxElements} elements`, path);
+  }
+  const root = /<((?:[A-Za-z_][\w.-]*:)?svg)(\s[^>]*?)?(\/?)>/.exec(text);
+  if (!root) throw new RenderError('IMAGE_INVALID', 'SVG image has no <svg> root element', path);
+  // Nothing outside the document: drop every reference that is not to an element inside it.
+  text = text.replace(/\s(?:xlink:)?href\s*=\s*("[^"]*"|'[^']*')/g, (whole, quoted: string) => (/^["']\s*#/.test(quoted) ? whole : ''));
+  text = text.replace(/@import[^;]*;?/gi, '');
+  const rootAt = /<((?:[A-Za-z_][\w.-]*:)?svg)(\s[^>]*?)?(\/?)>/.exec(text)!;
+  const attrs = attributesOf(rootAt[2] ?? '');
+  const viewBox = (attrs.get('viewBox') ?? '').trim().split(/[\s,]+/).map(Number);
+  const hasViewBox = viewBox.length === 4 && viewBox.every(Number.isFinite) && viewBox[2] > 0 && viewBox[3] > 0;
+  let width = lengthOf(attrs.get('width'));
+  let height = lengthOf(attrs.get('height'));
+  if (hasViewBox) {
+    if (width === null && height === null) [width, height] = [viewBox[2], viewBox[3]];
+    else if (width === null) width = (height! * viewBox[2]) / viewBox[3];
+    else if (height === null) height = (width * viewBox[3]) / viewBox[2];
+  }
+  if (width === null || height === null) {
+    throw new RenderError('IMAGE_INVALID', 'SVG image has no size: its <svg> element needs a viewBox, or width and height', path);
+  }
+  // Without a viewBox, the drawing's user units are CSS pixels: 50mm wide is 189 of them.
+  const box = hasViewBox ? viewBox.join(' ') : `0 0 ${round(userUnits(attrs.get('width')) ?? width)} ${round(userUnits(attrs.get('height')) ?? height)}`;
+  // The root again, with width, height (points) and viewBox written out; other attributes kept.
+  const kept = (rootAt[2] ?? '').replace(/\s(width|height|viewBox)\s*=\s*("[^"]*"|'[^']*')/g, '');
+  const tag = `<${rootAt[1]}${kept} width="${round(width)}" height="${round(height)}" viewBox="${box}"${rootAt[3]}>`;
+  text = text.slice(0, rootAt.index) + tag + text.slice(rootAt.index + rootAt[0].length);
+  return { type: 'svg', data: Buffer.from(text, 'utf8'), width, height, elements };
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;

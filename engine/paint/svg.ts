@@ -1,0 +1,74 @@
+/**
+ * SVG images drawn as vectors into the PDF with svg-to-pdfkit (paths, fills, strokes, gradients,
+ * clip paths, text with the bundled Noto Sans). The document was cleaned by layout/svg.ts (no
+ * references outside it); here nothing is read from disk or the network either: embedded raster
+ * images are not drawn, fonts are the bundled ones, links are not kept. Drawing is bounded: an
+ * SVG whose `<use>` references multiply its content past a budget of content-stream operators
+ * fails instead of filling the page stream.
+ */
+import { join } from 'node:path';
+import type PDFDocument from 'pdfkit';
+import SVGtoPDF from 'svg-to-pdfkit';
+import { RenderError } from '../errors.ts';
+import type { DecodedImage } from '../layout/nodes.ts';
+import { BUNDLED_FONT_DIR } from '../text/fonts.ts';
+
+type Doc = InstanceType<typeof PDFDocument>;
+
+/** Content-stream operators one SVG may write per element it holds (at least {@link MIN_OPERATORS}). */
+const OPERATORS_PER_ELEMENT = 200;
+const MIN_OPERATORS = 200_000;
+
+/** Where pdfkit's own font resource names (for SVG text) start: F100001, ... */
+const FONT_NAMES_FROM = 100_000;
+
+/** The bundled font file svg-to-pdfkit uses for SVG text of a weight and slant. */
+function bundledFont(_family: string, bold: boolean, italic: boolean): string {
+  const face = bold && italic ? 'BoldItalic' : bold ? 'Bold' : italic ? 'Italic' : 'Regular';
+  return join(BUNDLED_FONT_DIR, `NotoSans-${face}.ttf`);
+}
+
+/** A source svg-to-pdfkit would open as an image: never anything (an empty buffer pdfkit refuses). */
+const noImage = () => Buffer.alloc(0);
+
+/**
+ * Draw an SVG image (type "svg") into the box x, y, w, h (points, top-left based), stretched to
+ * it: the layout already kept its aspect ratio where the template asked for that.
+ * @throws RenderError LIMIT_EXCEEDED when drawing it writes more operators than its budget
+ *   (element count x 200, at least 200,000), RENDER_ERROR when svg-to-pdfkit fails.
+ */
+export function drawSvg(doc: Doc, image: DecodedImage, x: number, y: number, w: number, h: number): void {
+  const budget = Math.max(MIN_OPERATORS, (image.elements ?? 0) * OPERATORS_PER_ELEMENT);
+  const d = doc as unknown as { addContent(s: string): unknown; page: { annotations: unknown[] }; _fontCount: number };
+  // pdfkit names the fonts it embeds for SVG text F1, F2, ...: the names paint's own faces use
+  // (glyphs.ts). Its count starts far above them, so the two never share a resource name.
+  d._fontCount = Math.max(d._fontCount, FONT_NAMES_FROM);
+  const addContent = d.addContent;
+  let written = 0;
+  d.addContent = function (this: unknown, s: string) {
+    if (++written > budget) throw new RenderError('LIMIT_EXCEEDED', `an SVG image draws more than ${budget} operators (are <use> references nested?)`);
+    return addContent.call(this, s);
+  };
+  const annotations = d.page.annotations.length;
+  doc.save();
+  try {
+    doc.translate(x, y).scale(w / image.width, h / image.height);
+    SVGtoPDF(doc, image.data.toString('utf8'), 0, 0, {
+      width: image.width,
+      height: image.height,
+      assumePt: true,
+      preserveAspectRatio: 'none',
+      fontCallback: bundledFont,
+      imageCallback: noImage,
+      warningCallback: () => {},
+    });
+  } catch (e) {
+    if (e instanceof RenderError) throw e;
+    throw new RenderError('RENDER_ERROR', `an SVG image could not be drawn: ${(e as Error)?.message ?? e}`);
+  } finally {
+    d.addContent = addContent;
+    // Links inside the SVG (<a>) are not kept: their targets were removed with every other reference.
+    d.page.annotations.length = annotations;
+    doc.restore();
+  }
+}

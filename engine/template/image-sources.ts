@@ -1,0 +1,79 @@
+/**
+ * The image sources a render will need from outside: every `image` whose source is not a `data:`
+ * URI (`https://...`, `asset:<id>`), so that the service can fetch their bytes before the render
+ * and pass them in (RenderOptions.images). Sources written in the template are read as they are;
+ * those with placeholders (`"{{logo_url}}"`) are read from the content, header, footer and
+ * background bound with the data (bands with page 1 of 1).
+ */
+import { bindNodes } from './bind.ts';
+import { hasPlaceholder } from './placeholders.ts';
+import type { Template } from './types.ts';
+
+/** An image source and the template path of its first use (`content[2].image`). */
+export interface ImageSourceUse {
+  readonly src: string;
+  readonly path: string;
+}
+
+/** Options of {@link imageSources}. */
+export interface ImageSourceOptions {
+  /** `$now` while binding. */
+  readonly now: Date;
+  /** Most nodes binding may produce (as the render's maxNodes). */
+  readonly maxNodes?: number;
+  readonly maxDepth?: number;
+}
+
+const isExternal = (src: string) => src !== '' && !/^data:/i.test(src);
+
+/**
+ * Every distinct image source of `template` bound with `data` that is not a `data:` URI, in the
+ * order first used, with the path of that use. Binding faults are left to the render (which
+ * reports them with its own error): the sources found until then are returned.
+ */
+export function imageSources(template: Template, data: unknown, options: ImageSourceOptions): ImageSourceUse[] {
+  const found = new Map<string, string>();
+  let bound = false;
+  // Every `image` string anywhere in the definition (watermarks and bands included).
+  const visit = (value: unknown, path: string): void => {
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => visit(v, `${path}[${i}]`));
+    } else if (value && typeof value === 'object') {
+      for (const [key, v] of Object.entries(value)) {
+        const p = path ? `${path}.${key}` : key;
+        if (key === 'image' && typeof v === 'string') {
+          if (hasPlaceholder(v)) bound = true;
+          else if (isExternal(v) && !found.has(v)) found.set(v, p);
+        } else visit(v, p);
+      }
+    }
+  };
+  visit(template, '');
+  if (bound) {
+    for (const band of ['content', 'header', 'footer', 'background'] as const) {
+      const nodes = template[band];
+      if (!nodes || nodes.length === 0) continue;
+      try {
+        const out = bindNodes(nodes, data ?? {}, { now: options.now, language: template.metadata?.language, page: { page: 1, pages: 1 }, path: band, maxNodes: options.maxNodes, maxDepth: options.maxDepth });
+        collectBound(out, band, found);
+      } catch {
+        // The render reports the fault.
+      }
+    }
+  }
+  return [...found].map(([src, path]) => ({ src, path }));
+}
+
+/** Image sources of bound nodes (images are never inline, so only `image` keys of nodes). */
+function collectBound(value: unknown, path: string, found: Map<string, string>): void {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) collectBound(value[i], `${path}[${i}]`, found);
+  } else if (value && typeof value === 'object') {
+    for (const key of Object.keys(value)) {
+      const v = (value as Record<string, unknown>)[key];
+      if (key === 'image' && typeof v === 'string') {
+        if (isExternal(v) && !found.has(v)) found.set(v, `${path}.image`);
+      } else if (v && typeof v === 'object') collectBound(v, `${path}.${key}`, found);
+    }
+  }
+}
