@@ -1,5 +1,5 @@
 /**
- * Signed file URLs (DESIGN §4): GET /cdn/<id>/<filename>.pdf?expires=&signature=. No API key; a
+ * Signed file URLs (DESIGN §4): GET /cdn/<id>/<filename>.pdf (.png, .jpg)?expires=&signature=. No API key; a
  * wrong signature or a past expiry is 403 and serves nothing. The bytes come from the file store
  * (local disk, or the S3 bucket every node shares); a store that cannot be read is 503
  * STORAGE_UNAVAILABLE.
@@ -7,6 +7,7 @@
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import type { AppEnv, Services } from '../app.ts';
+import { contentTypeOf } from '../services/files.ts';
 import { StorageFailure } from '../storage/store.ts';
 
 export function cdnRoutes(s: Pick<Services, 'files' | 'log'>): Hono<AppEnv> {
@@ -14,7 +15,7 @@ export function cdnRoutes(s: Pick<Services, 'files' | 'log'>): Hono<AppEnv> {
   const forbidden = { code: 'FORBIDDEN', detail: 'the link is invalid or has expired' } as const;
   app.get('/:id/:filename', async (c) => {
     const { id, filename } = c.req.param();
-    if (!(await s.files.resolve(id, filename, c.req.query('expires'), c.req.query('signature')))) return c.json(forbidden, 403);
+    if ((await s.files.resolve(id, filename, c.req.query('expires'), c.req.query('signature'))) === null) return c.json(forbidden, 403);
     let file;
     try {
       file = await s.files.open(id);
@@ -25,7 +26,7 @@ export function cdnRoutes(s: Pick<Services, 'files' | 'log'>): Hono<AppEnv> {
     }
     if (!file) return c.json(forbidden, 403);
     const headers: Record<string, string> = {
-      'Content-Type': 'application/pdf',
+      'Content-Type': contentTypeOf(filename),
       'Content-Disposition': `inline; filename="${filename.replace(/"/g, '')}"`,
       'Cache-Control': 'private, max-age=300',
     };

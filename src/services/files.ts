@@ -15,6 +15,13 @@ import { LocalStore } from '../storage/local.ts';
 import { S3Store } from '../storage/s3.ts';
 import { StorageFailure, type BlobStore, type StoredObject } from '../storage/store.ts';
 
+/** The media type of a generated file, by its extension: image output (.png, .jpg) or a PDF. */
+export function contentTypeOf(filename: string): string {
+  if (/\.png$/i.test(filename)) return 'image/png';
+  if (/\.jpe?g$/i.test(filename)) return 'image/jpeg';
+  return 'application/pdf';
+}
+
 export interface StoredFile {
   url: string;
   /** Unix seconds at which the URL stops working. */
@@ -48,7 +55,8 @@ export class FileStore {
   }
 
   /**
-   * Store a PDF for `expiresIn` seconds and return its URL. `filename` includes ".pdf".
+   * Store a PDF (or an image) for `expiresIn` seconds and return its URL. `filename` includes ".pdf"
+   * (".png", ".jpg"): it gives the media type.
    * The row goes in first, so no file is ever in the store without a row for the sweeper to find;
    * if the file cannot be stored, the row is removed again.
    * @throws StorageFailure when the store does not take the file (the message names the store).
@@ -59,13 +67,13 @@ export class FileStore {
     const { orm, t: { generatedFiles } } = this.db;
     await orm.insert(generatedFiles).values({ id, teamId, filename, bytes: pdf.length, createdAt: now.toISOString(), expiresAt });
     try {
-      await this.blobs.put(nameOf(id), pdf, { contentType: 'application/pdf', expiresAt, teamId });
+      await this.blobs.put(nameOf(id), pdf, { contentType: contentTypeOf(filename), expiresAt, teamId });
     } catch (e) {
       await orm.delete(generatedFiles).where(eq(generatedFiles.id, id));
       throw e instanceof StorageFailure ? e : new StorageFailure(`the file store ${this.blobs.location} failed to write: ${(e as Error).message}`);
     }
     if (this.publicUrls.mode === 'presigned') {
-      const url = await (this.blobs as S3Store).presignedUrl(nameOf(id), filename, 'application/pdf', expiresAt, this.publicUrls.origin, now);
+      const url = await (this.blobs as S3Store).presignedUrl(nameOf(id), filename, contentTypeOf(filename), expiresAt, this.publicUrls.origin, now);
       return { url, expiresAt };
     }
     return { url: this.signedUrl(id, filename, expiresAt), expiresAt };
@@ -80,18 +88,18 @@ export class FileStore {
   }
 
   /**
-   * True when the URL is genuine and unexpired and its file is still listed. `expires` and
-   * `signature` are the raw query values.
+   * The file's id when the URL is genuine and unexpired and its file is still listed; else null.
+   * `expires` and `signature` are the raw query values.
    */
-  async resolve(id: string, filename: string, expires: string | undefined, signature: string | undefined, now = new Date()): Promise<boolean> {
-    if (!/^[0-9a-f]{32}$/.test(id) || !expires || !/^\d{1,12}$/.test(expires) || !signature || !/^[0-9a-f]{64}$/.test(signature)) return false;
+  async resolve(id: string, filename: string, expires: string | undefined, signature: string | undefined, now = new Date()): Promise<string | null> {
+    if (!/^[0-9a-f]{32}$/.test(id) || !expires || !/^\d{1,12}$/.test(expires) || !signature || !/^[0-9a-f]{64}$/.test(signature)) return null;
     const expiresAt = Number(expires);
     const expected = Buffer.from(this.sign(id, filename, expiresAt), 'hex');
-    if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return false;
-    if (expiresAt <= Math.floor(now.getTime() / 1000)) return false;
+    if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return null;
+    if (expiresAt <= Math.floor(now.getTime() / 1000)) return null;
     const { orm, t: { generatedFiles } } = this.db;
     const [row] = await orm.select({ id: generatedFiles.id }).from(generatedFiles).where(and(eq(generatedFiles.id, id), eq(generatedFiles.filename, filename)));
-    return row !== undefined;
+    return row ? id : null;
   }
 
   /**
