@@ -184,3 +184,13 @@ export const assets = pgTable(
   },
   (t) => [index('assets_team_created').on(t.teamId, t.createdAt)],
 );
+
+export const rateLimitCounters = pgTable(
+  'rate_limit_counters',
+  {
+    key: text('key').primaryKey(),
+    windowStart: bigint('window_start', { mode: 'number' }).notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [index('rate_limit_counters_window').on(t.windowStart)],
+);

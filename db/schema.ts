@@ -232,3 +232,21 @@ export const assets = sqliteTable(
   },
   (t) => [index('assets_team_created').on(t.teamId, t.createdAt)],
 );
+
+/**
+ * Rate-limit counters shared by every process of a cluster (PostgreSQL): one row per limited
+ * subject, its current one-minute window and the requests counted in it, moved by one atomic
+ * upsert per request (src/middleware/limit-store.ts). A single SQLite process counts in memory
+ * and leaves this table empty.
+ */
+export const rateLimitCounters = sqliteTable(
+  'rate_limit_counters',
+  {
+    /** `<limit>:<subject>`: `api:<key id>`, `preview:<key id>`, `auth:<client address or /64>`. */
+    key: text('key').primaryKey(),
+    /** Unix ms at which the current window opened (at its first request). */
+    windowStart: integer('window_start').notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [index('rate_limit_counters_window').on(t.windowStart)],
+);

@@ -33,6 +33,7 @@ const rowsAgree: { [K in keyof RowsAgree]: true } = {
   webhookDeliveries: true,
   s3Integrations: true,
   assets: true,
+  rateLimitCounters: true,
 } satisfies RowsAgree;
 
 interface Shape {
