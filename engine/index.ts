@@ -58,6 +58,13 @@ export interface RenderOptions {
    * `pdfVariant`: PDF/A forbids encryption (PDFA_CONFLICT).
    */
   protection?: Protection;
+  /**
+   * Claim and meet PDF/UA-1 (default: the template's `pdfUa`, else false): a tagged PDF with
+   * pdfuaid in its XMP. Needs metadata.title and metadata.language (TEMPLATE_INVALID), `alt` on
+   * every image, QR code and barcode of the content (TEMPLATE_INVALID naming `<node>.alt`); with
+   * pdfVariant "pdf/a-1b" it is PDFA_CONFLICT (path `pdf_ua`).
+   */
+  pdfUa?: boolean;
 }
 
 /** What {@link renderPdf} returns. */

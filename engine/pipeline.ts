@@ -36,6 +36,7 @@ import { prepareNodes, type PrepareContext } from './layout/prepare.ts';
 import { rootStyle, TextStyles } from './layout/style.ts';
 import { stampWatermark } from './layout/watermark.ts';
 import { paintPdf, type Protection } from './paint/paint.ts';
+import { structNode, type StructNode, type TagContext } from './tags/struct.ts';
 import type { ImageBytes } from './layout/images.ts';
 import { paintImage, type ImageFormat } from './raster/raster.ts';
 import { pdfaProfile, type PdfVariant } from './pdfa/variant.ts';
@@ -54,6 +55,8 @@ export interface LayoutOptions {
   readonly warnings?: WarningSink;
   /** Bytes of the image sources fetched before the render (`https://...`, `asset:<id>`), by source. */
   readonly images?: ImageBytes;
+  /** Tag the content: its structure elements go under `root` (engine/tags/struct.ts). */
+  readonly tags?: { readonly context: TagContext; readonly root: StructNode };
 }
 
 /** What {@link layoutDocument} gives back. */
@@ -88,8 +91,13 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   // prepare: while the content is prepared, a lower bound of its page count stops a document
   // that is certainly too long before its lines are broken and its pages built.
   prepare.flow = new PageEstimate(area.height, opts.limits.maxPages);
+  // (tagged: the content's structure is built here, in template order; the bands are artifacts)
+  prepare.tags = opts.tags?.context ?? null;
+  prepare.structParent = opts.tags?.root ?? null;
   const prepared = prepareNodes(bound, bands.root, prepare, 'content');
   prepare.flow = null;
+  prepare.tags = null;
+  prepare.structParent = null;
   // measure
   const boxes = measureAll(prepared, frame.contentWidth, measure, area.height);
   // paginate
@@ -110,6 +118,11 @@ export interface PipelineOptions {
   readonly images?: ImageBytes;
   /** Encrypt the PDF (not with pdfVariant). */
   readonly protection?: Protection;
+  /**
+   * Claim and meet PDF/UA-1 (default: the template's `pdfUa`, else false). PDFs are tagged
+   * unless the template says `"tagged": false` (PDF/UA tags them anyway).
+   */
+  readonly pdfUa?: boolean;
 }
 
 /** What {@link renderDocument} gives back. */
@@ -125,9 +138,9 @@ export interface Rendered {
  * @throws RenderError DATA_INVALID (the check), and what {@link layoutDocument} and painting throw.
  */
 export async function renderDocument(template: Template, data: unknown, options: PipelineOptions): Promise<Rendered> {
-  const { laid, meta, now } = layOutForOutput(template, data, options);
+  const { laid, meta, now, tags, pdfUa } = layOutForOutput(template, data, options, true);
   // paint
-  const pdf = await paintPdf(laid.pages, { ...meta, date: now }, { pdfa: options.pdfVariant ? pdfaProfile(options.pdfVariant) : undefined, protection: options.protection });
+  const pdf = await paintPdf(laid.pages, { ...meta, date: now }, { pdfa: options.pdfVariant ? pdfaProfile(options.pdfVariant) : undefined, protection: options.protection, tags, pdfUa });
   return { pdf, pages: laid.pages.length, warnings: laid.warnings };
 }
 
@@ -170,7 +183,11 @@ export async function renderDocumentImage(template: Template, data: unknown, opt
 }
 
 /** check, bind (metadata, then the layout passes) and watermark: what both paints start from. */
-function layOutForOutput(template: Template, data: unknown, options: PipelineOptions): { laid: LaidOut; meta: ReturnType<typeof bindMetadata>; now: Date } {
+function layOutForOutput(template: Template, data: unknown, options: PipelineOptions, pdf = false): { laid: LaidOut; meta: ReturnType<typeof bindMetadata>; now: Date; tags?: StructNode; pdfUa: boolean } {
+  const pdfUa = pdf && (options.pdfUa ?? template.pdfUa ?? false);
+  if (pdfUa && options.pdfVariant === 'pdf/a-1b') {
+    throw new RenderError('PDFA_CONFLICT', 'PDF/UA-1 cannot be combined with PDF/A-1b (PDF/A-1 is based on PDF 1.4, which lacks what PDF/UA needs); use pdf/a-2b or pdf/a-3b', 'pdf_ua');
+  }
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const now = options.now ?? new Date();
   // check
@@ -182,8 +199,12 @@ function layOutForOutput(template: Template, data: unknown, options: PipelineOpt
   const warnings = new WarningSink();
   // bind (metadata; the content is bound in layoutDocument)
   const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language, missing: warnMissing(warnings) });
-  const laid = layoutDocument(template, data ?? {}, { fonts: options.fonts, limits, now, language: meta.language, warnings, images: options.images });
+  if (pdfUa && !meta.title) throw new RenderError('TEMPLATE_INVALID', 'PDF/UA needs a document title: set metadata.title (it is shown instead of the file name)', 'metadata.title');
+  if (pdfUa && !meta.language) throw new RenderError('TEMPLATE_INVALID', 'PDF/UA needs the document\'s language: set metadata.language (a BCP 47 tag such as "en")', 'metadata.language');
+  const root = pdf && (pdfUa || template.tagged !== false) ? structNode('Document', null) : undefined;
+  const tags = root && { root, context: { requireAlt: pdfUa, language: meta.language } };
+  const laid = layoutDocument(template, data ?? {}, { fonts: options.fonts, limits, now, language: meta.language, warnings, images: options.images, tags });
   // watermark
   if (options.watermark !== undefined) stampWatermark(laid.pages, options.watermark, options.fonts, options.pdfVariant !== undefined, layoutDocument);
-  return { laid, meta, now };
+  return { laid, meta, now, tags: root, pdfUa };
 }

@@ -13,6 +13,7 @@ import type { Box, DrawItem, Page } from './nodes.ts';
 import { flow, flowContext } from './paginate.ts';
 import { prepareNodes, type PrepareContext } from './prepare.ts';
 import { toSides, type ComputedStyle, type Sides } from './style.ts';
+import { ARTIFACT } from '../tags/struct.ts';
 
 /** Page sizes in points, portrait. */
 export const PAGE_SIZES: Record<string, [number, number]> = {
@@ -130,5 +131,8 @@ export function placeBands(b: BandContext, area: ContentArea, bodies: readonly D
 /** Place header, footer or background boxes; they never break (what overflows is drawn anyway). */
 function placeBand(boxes: Box[], x: number, y: number, height: number, out: DrawItem[]): void {
   if (boxes.length === 0) return;
+  const mark = out.length;
   flow(boxes, x, y, Math.max(height, flowHeight(boxes)), true, out, flowContext(Infinity));
+  // Header, footer and background repeat on every page: artifacts of a tagged PDF.
+  for (let i = mark; i < out.length; i++) out[i].tag = ARTIFACT;
 }

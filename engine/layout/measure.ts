@@ -63,6 +63,7 @@ export function measure(node: PNode, width: number, ctx: MeasureContext, maxHeig
     breakBefore: s.breakBefore,
     breakAfter: s.breakAfter,
     frame,
+    tag: node.tag,
   };
   const v = it + ib;
   switch (node.kind) {
@@ -87,6 +88,7 @@ export function measure(node: PNode, width: number, ctx: MeasureContext, maxHeig
         lines,
         widows: s.widows,
         orphans: s.orphans,
+        tag: node.tag,
       };
     }
     case 'stack': {
@@ -159,7 +161,7 @@ function measureList(node: PList, inner: number, base: BaseFields, v: number, ct
     const content = measureAll(item.children, Math.max(0, inner - indent), ctx, maxHeight);
     const markerLines = item.marker ? breakLines(item.marker, indent - gap, rtl ? 'left' : 'right') : [];
     const marker: Box[] = markerLines.length
-      ? [{ kind: 'text', x: 0, width: indent - gap, height: markerLines[0].height, marginTop: 0, marginBottom: 0, keepTogether: false, breakBefore: false, frame: null, lines: markerLines, widows: 1, orphans: 1 }]
+      ? [{ kind: 'text', x: 0, width: indent - gap, height: markerLines[0].height, marginTop: 0, marginBottom: 0, keepTogether: false, breakBefore: false, frame: null, lines: markerLines, widows: 1, orphans: 1, tag: item.markerTag }]
       : item.bullet
         ? [bulletBox(item.bullet, indent - gap, rtl)]
         : [];

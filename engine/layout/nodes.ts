@@ -7,6 +7,7 @@
  */
 import type { ColumnWidth } from '../template/types.ts';
 import type { Line, LineRun, PreparedParagraph, RGB, TextStyle } from '../text/paragraph.ts';
+import type { ItemTag, StructNode } from '../tags/struct.ts';
 import type { Borders, ComputedStyle, Sides } from './style.ts';
 
 /**
@@ -20,9 +21,9 @@ export interface DecodedImage {
   /** Pixel size (raster), or size in points (SVG). */
   readonly width: number;
   readonly height: number;
-}
   /** SVG: how many elements the document holds. */
   readonly elements?: number;
+}
 
 /** A barcode as filled rectangles in module units: [x, y, w, h, x, y, w, h, ...]. */
 export interface VectorCode {
@@ -36,10 +37,48 @@ export interface VectorCode {
 
 interface PBase {
   readonly style: ComputedStyle;
+  /** The node's structure element in a tagged PDF (engine/tags/struct.ts), or artifact. */
+  readonly tag?: ItemTag;
+  /** Fixed size, position, rotation, opacity or rounded corners, when the node has any. */
+  readonly layout?: BoxLayout;
 }
 export interface PText extends PBase {
   readonly kind: 'text';
   readonly para: PreparedParagraph;
+  /** `fit: "shrink"`: the smallest font size the text may shrink to, points. */
+  readonly shrinkTo?: number;
+}
+
+/**
+ * The layout properties of a node (template: width, height, position, rotate, opacity,
+ * borderRadius), carried from the prepared node to its box.
+ */
+export interface BoxLayout {
+  /** Template path of the node, for warnings. */
+  readonly path: string;
+  /** Border-box width and height, points (images and codes size themselves). */
+  readonly width: number | null;
+  readonly height: number | null;
+  /** Offsets of an absolutely positioned box (null: not given). */
+  readonly absolute: { readonly relativeTo: 'page' | 'parent'; readonly top: number | null; readonly right: number | null; readonly bottom: number | null; readonly left: number | null } | null;
+  /** Degrees, clockwise about the box's centre. */
+  readonly rotate: number;
+  /** 0..1; 1 is opaque. */
+  readonly opacity: number;
+  /** Corner radius of background, border and (images) the picture, points. */
+  readonly radius: number;
+}
+
+/**
+ * Where an absolutely positioned box goes (its border box's top-left corner), resolved when it
+ * is measured: on the page (`page`), or from its parent's content box. `y` null: where the flow
+ * is (no top or bottom given), or `bottom` from the parent's bottom edge when that was unknown.
+ */
+export interface AbsolutePlace {
+  readonly page: boolean;
+  readonly x: number;
+  readonly y: number | null;
+  readonly bottom: number | null;
 }
 export interface PImage extends PBase {
   readonly kind: 'image';
@@ -98,6 +137,8 @@ export interface PListItem {
   readonly marker: PreparedParagraph | null;
   readonly bullet: Bullet | null;
   readonly children: readonly PNode[];
+  /** The marker's structure element (Lbl) in a tagged PDF. */
+  readonly markerTag?: StructNode;
 }
 export interface PList extends PBase {
   readonly kind: 'list';
@@ -112,6 +153,8 @@ export interface PCell {
   readonly background: RGB | null;
   readonly padding: Sides;
   readonly verticalAlign: 'top' | 'middle' | 'bottom' | 'baseline';
+  /** The cell's structure element (TH, TD) in a tagged PDF. */
+  readonly tag?: StructNode;
 }
 export interface PTable extends PBase {
   readonly kind: 'table';
@@ -153,6 +196,14 @@ interface BoxBase {
   /** What follows it starts on a new page (pageBreak "after"; a stack also when its last child has it). */
   readonly breakAfter?: boolean;
   readonly frame: Frame | null;
+  /** What the box's draw items belong to in a tagged PDF (from its prepared node). */
+  readonly tag?: ItemTag;
+  /** Layout properties of its node (fixed size, rotation, opacity, radius), when it has any. */
+  readonly layout?: BoxLayout;
+  /** Set on an absolutely positioned box: it takes no room in the flow (outerHeight 0). */
+  readonly absolute?: AbsolutePlace;
+  /** Its content is taller than its fixed height: drawn clipped to the box. */
+  readonly overflows?: boolean;
 }
 export interface TextBox extends BoxBase {
   readonly kind: 'text';
@@ -246,18 +297,42 @@ export type Box = TextBox | StackBox | ColumnsBox | ImageBox | CodeBox | RuleBox
 // ---------------------------------------------------------------------------------------------
 // Draw items: absolute positions on a page.
 
-export type DrawItem =
+export type DrawItem = DrawItemKind & {
+  /**
+   * The structure element (engine/tags/struct.ts) the item is content of, or artifact; set by
+   * the paginate pass from the innermost tagged box. Untagged items of a tagged PDF are artifacts.
+   */
+  tag?: ItemTag;
+};
+
+/** The draw items by kind (without their tag). */
+export type DrawItemKind =
   /** A glyph run; `y` is the baseline. */
-  | { readonly kind: 'text'; readonly x: number; readonly y: number; readonly run: LineRun }
-  | { readonly kind: 'rect'; readonly x: number; readonly y: number; readonly w: number; readonly h: number; readonly fill: RGB | null; readonly stroke: RGB | null; readonly lineWidth: number }
+  | { readonly kind: 'text'; readonly x: number; readonly y: number; readonly run: LineRun; /** The line the run is part of (its logical text, for extraction). */ readonly line?: Line }
+  /** A rectangle; `radius` (points, absent or 0: square corners) rounds its corners. */
+  | { readonly kind: 'rect'; readonly x: number; readonly y: number; readonly w: number; readonly h: number; readonly fill: RGB | null; readonly stroke: RGB | null; readonly lineWidth: number; readonly radius?: number }
   | { readonly kind: 'line'; readonly x1: number; readonly y1: number; readonly x2: number; readonly y2: number; readonly color: RGB; readonly width: number; readonly dash?: readonly number[] }
   | { readonly kind: 'image'; readonly x: number; readonly y: number; readonly w: number; readonly h: number; readonly image: DecodedImage; readonly clip: { x: number; y: number; w: number; h: number } | null }
   /** Filled rectangles in a code's module units ([x, y, w, h, ...], shared by every render of it), drawn scaled by sx, sy and moved to x, y. */
   | { readonly kind: 'bars'; readonly rects: readonly number[]; readonly x: number; readonly y: number; readonly sx: number; readonly sy: number; readonly color: RGB }
   /** A list bullet: a filled disc, a stroked circle or a filled square centred on (cx, cy). */
   | { readonly kind: 'shape'; readonly shape: 'disc' | 'circle' | 'square'; readonly cx: number; readonly cy: number; readonly size: number; readonly color: RGB }
-  /** Items drawn through a transform [a, b, c, d, e, f] (PDF `cm`), at a fill opacity 0..1 or opaque (null): the watermark. */
-  | { readonly kind: 'group'; readonly matrix: readonly [number, number, number, number, number, number]; readonly opacity: number | null; readonly items: readonly DrawItem[] };
+  /**
+   * Items drawn through a transform [a, b, c, d, e, f] (PDF `cm`: a point (x, y) of the items is
+   * drawn at (a x + c y + e, b x + d y + f)), at an opacity 0..1 of every fill and stroke (null:
+   * opaque), inside `clip` (given in the items' coordinates, i.e. applied after the transform;
+   * absent: none). Watermarks, rotated, translucent and fixed-height boxes.
+   */
+  | { readonly kind: 'group'; readonly matrix: readonly [number, number, number, number, number, number]; readonly opacity: number | null; readonly clip?: ClipRect | null; readonly items: readonly DrawItem[] };
+
+/** A clipping rectangle, points, with rounded corners of `radius` (absent or 0: square). */
+export interface ClipRect {
+  readonly x: number;
+  readonly y: number;
+  readonly w: number;
+  readonly h: number;
+  readonly radius?: number;
+}
 
 /** One laid-out page. */
 export interface Page {

@@ -17,6 +17,7 @@
 import { outerHeight, rowHeights } from './box-metrics.ts';
 import type { Box, DrawItem, MCell, MRow, TableBox } from './nodes.ts';
 import type { FlowContext, Placement } from './flow-context.ts';
+import { ARTIFACT } from '../tags/struct.ts';
 
 const EPS = 1e-6;
 
@@ -176,6 +177,8 @@ export function placeTable(box: TableBox, x: number, y: number, avail: number, a
     p.borders.push({ kind: 'line', x1: x, y1: y, x2: x + box.width, y2: y, color: box.borderColor, width: box.borderWidth });
   }
   let cursor = drawRows(p, box.header, 0, box.header.length, y);
+  // Header rows repeated on a later page are page furniture, not content read again.
+  if (box.continued) for (let i = mark; i < out.length; i++) out[i].tag = ARTIFACT;
 
   const finish = (used: number, rest: TableBox | null): Placement => {
     if (box.borders === 'outer') p.borders.push({ kind: 'rect', x, y, w: box.width, h: used, fill: null, stroke: box.borderColor, lineWidth: box.borderWidth });

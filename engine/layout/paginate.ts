@@ -9,6 +9,7 @@ import type { Box, DrawItem, Frame, TextBox } from './nodes.ts';
 import { flowHeight, insets, outerHeight } from './box-metrics.ts';
 import type { FlowContext, Placement } from './flow-context.ts';
 import { placeTable } from './paginate-table.ts';
+import type { ItemTag } from '../tags/struct.ts';
 
 export type { FlowContext, Placement } from './flow-context.ts';
 
@@ -59,9 +60,20 @@ export function flow(boxes: readonly Box[], x: number, y: number, avail: number,
 
 /** Place one box with its top-left border corner at (x, y). */
 export function place(box: Box, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): Placement {
+  const mark = out.length;
+  const r = placeFramed(box, x, y, avail, atTop, out, ctx, mark);
+  if (box.tag !== undefined) tagItems(out, mark, box.tag);
+  return r;
+}
+
+/** The items from `mark` on that no inner box claimed belong to `tag` (engine/tags/struct.ts). */
+export function tagItems(out: DrawItem[], mark: number, tag: ItemTag): void {
+  for (let i = mark; i < out.length; i++) if (out[i].tag === undefined) out[i].tag = tag;
+}
+
+function placeFramed(box: Box, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext, mark: number): Placement {
   if (!box.frame) return placeContent(box, x, y, avail, atTop, out, ctx);
   const [it, ir, ib, il] = insets(box.frame);
-  const mark = out.length;
   const r = placeContent(box, x + il, y + it, avail - it - ib, atTop, out, ctx);
   if (r.used === 0 && r.rest === box) return r;
   // A frame cut by the page bottom extends to it; both parts keep their full padding and border.
@@ -92,7 +104,7 @@ function drawFrame(frame: Frame, x: number, y: number, w: number, h: number, out
 /** Emit one text line's runs with the line's top at y. */
 export function emitLine(line: TextBox['lines'][number], x: number, y: number, out: DrawItem[]): void {
   const baseline = y + line.baseline;
-  for (const run of line.runs) out.push({ kind: 'text', x: x + run.x, y: baseline, run });
+  for (const run of line.runs) out.push({ kind: 'text', x: x + run.x, y: baseline, run, line });
 }
 
 /**

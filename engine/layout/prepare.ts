@@ -13,6 +13,7 @@ import { SectionGrid, type GridEntry } from '../template/table-grid.ts';
 import type { BoundInline, BoundNode, BoundTableSpec, ListMarker, StyleProps } from '../template/types.ts';
 import { hyphenatorFor } from '../text/hyphenate.ts';
 import { prepareParagraph, type PreparedParagraph, type RGB, type StyledText } from '../text/paragraph.ts';
+import { ARTIFACT, headingOfStyles, inheritedLang, requireAlt, roleType, structNode, type ItemTag, type StructNode, type StructType, type TagContext } from '../tags/struct.ts';
 import { encodeCode } from './codes.ts';
 import { decodeImage, type ImageBytes } from './images.ts';
 import type { PCell, PList, PNode, PTable, PText } from './nodes.ts';
@@ -33,6 +34,10 @@ export interface PrepareContext {
   readonly budget: LayoutBudget;
   /** The page count's lower bound where the node being prepared goes, or null outside the content flow. */
   flow: PageEstimate | null;
+  /** Tagging of the content (a tagged PDF), or null: bands, untagged documents, inside artifacts. */
+  tags?: TagContext | null;
+  /** The structure element the node being prepared goes in (with `tags`). */
+  structParent?: StructNode | null;
 }
 
 const DEFAULT_BORDER_COLOR = color('#b0b0b0', [176, 176, 176]);
@@ -52,6 +57,41 @@ export function prepareNodes(nodes: readonly BoundNode[], parent: ComputedStyle,
  * and LIMIT_EXCEEDED past maxGlyphs, maxBoxes or (as far as can be known before measuring) maxPages.
  */
 export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext, path: string): PNode {
+  if (!ctx.tags) return prepareUntagged(node, parent, ctx, path);
+  const tags = ctx.tags;
+  const within = ctx.structParent ?? null;
+  const role = node.role;
+  if (role === 'artifact') {
+    // Decoration: left out of the structure with everything inside it.
+    ctx.tags = null;
+    try {
+      return { ...prepareUntagged(node, parent, ctx, path), tag: ARTIFACT };
+    } finally {
+      ctx.tags = tags;
+    }
+  }
+  const own = node.lang !== undefined && node.lang !== inheritedLang(within, tags.language) ? { lang: node.lang } : undefined;
+  let tag: ItemTag | undefined;
+  if ('text' in node) tag = structNode(role ? roleType(role) : headingOfStyles(node.style) ?? 'P', within, own);
+  else if ('image' in node || 'qrcode' in node || 'barcode' in node) {
+    const what = 'image' in node ? 'image' : 'qrcode' in node ? 'QR code' : 'barcode';
+    if (tags.requireAlt) requireAlt(node.alt, what, path);
+    tag = node.alt === '' ? ARTIFACT : structNode(role && role !== 'p' ? roleType(role) : 'Figure', within, { ...own, alt: node.alt });
+  } else if ('stack' in node || 'columns' in node || 'list' in node || 'table' in node) {
+    // Containers: an element in the tree; their content is their children's.
+    const type: StructType = 'list' in node ? 'L' : 'table' in node ? 'Table' : role ? roleType(role) : 'Div';
+    ctx.structParent = structNode(type, within, own);
+    try {
+      return prepareUntagged(node, parent, ctx, path);
+    } finally {
+      ctx.structParent = within;
+    }
+  }
+  const prepared = prepareUntagged(node, parent, ctx, path);
+  return tag === undefined ? prepared : { ...prepared, tag };
+}
+
+function prepareUntagged(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext, path: string): PNode {
   ctx.budget.boxesFor(1, path);
   const props = mergeProps(node, ctx.styles);
   const style = computeStyle(parent, props);
@@ -228,14 +268,21 @@ function prepareList(items: BoundNode[], marker: ListMarker, start: number, styl
   const textStyle = ctx.textStyles.of(style);
   let n = start;
   const flow = ctx.flow;
+  // Tagged: L > LI > (Lbl for a numbered item's marker) LBody > the item.
+  const list = ctx.tags ? (ctx.structParent ?? null) : null;
+  const numbered = marker !== 'disc' && marker !== 'circle' && marker !== 'square' && marker !== 'none';
   return {
     kind: 'list',
     style,
     items: items.map((item, i) => {
+      const li = list && structNode('LI', list);
+      const markerTag = li && numbered && !('list' in item) ? structNode('Lbl', li) : undefined;
+      if (li) ctx.structParent = structNode('LBody', li);
       // Items follow each other; a page break inside one does not count.
       const fork = (ctx.flow = flow?.fork(false) ?? null);
       const child = prepareNode(item, style, ctx, `${path}.list[${i}]`);
       ctx.flow = flow;
+      if (li) ctx.structParent = list;
       if (fork) flow?.join([fork]);
       if (child.kind === 'list') return { marker: null, bullet: null, children: [child] };
       if (marker === 'disc' || marker === 'circle' || marker === 'square') {
@@ -243,7 +290,7 @@ function prepareList(items: BoundNode[], marker: ListMarker, start: number, styl
       }
       const text = markerText(marker, n++);
       ctx.budget.glyphsFor(text.length, path);
-      return { marker: text ? prepareParagraph([{ text, style: textStyle }], { direction: style.direction }) : null, bullet: null, children: [child] };
+      return { marker: text ? prepareParagraph([{ text, style: textStyle }], { direction: style.direction }) : null, bullet: null, children: [child], markerTag };
     }),
   };
 }
@@ -263,9 +310,13 @@ function prepareTable(spec: BoundTableSpec, style: ComputedStyle, ctx: PrepareCo
     { rows: spec.rows, parent: style, background: null, path: `${path}.rows` },
     { rows: spec.footer ?? [], parent: footerStyle, background: spec.footerStyle ? footerStyle.backgroundColor : null, path: `${path}.footer` },
   ];
-  const [header, body, footer] = sections.map((s) => {
+  // Tagged: Table > THead, TBody, TFoot > TR > TH (Scope Column) or TD.
+  const table = ctx.tags ? (ctx.structParent ?? null) : null;
+  const kinds = ['THead', 'TBody', 'TFoot'] as const;
+  const [header, body, footer] = sections.map((s, k) => {
     const grid = new SectionGrid(count, declared);
-    const rows = prepareRows(s.rows, grid, s.parent, s.background, padding, ctx, s.path);
+    const section = table && s.rows.length > 0 ? structNode(kinds[k], table) : null;
+    const rows = prepareRows(s.rows, grid, s.parent, s.background, padding, ctx, s.path, section, k === 0);
     return { rows, grid, s };
   });
   for (const part of [header, body, footer]) count = Math.max(count, part.grid.width);
@@ -305,9 +356,11 @@ function isEmptyCell(node: BoundNode): boolean {
  * @throws RenderError TEMPLATE_INVALID (the cell's path) for a row that does not fit the declared
  *   columns (validation finds this for literal rows; rows from each only show it here).
  */
-function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedStyle, sectionBackground: RGB | null, padding: Sides, ctx: PrepareContext, path: string): PCell[][] {
+function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedStyle, sectionBackground: RGB | null, padding: Sides, ctx: PrepareContext, path: string, section: StructNode | null, head: boolean): PCell[][] {
   const flow = ctx.flow;
+  const table = ctx.structParent;
   return rows.map((row, r) => {
+    const tr = section && structNode('TR', section);
     const props = row.map((node) => mergeProps(node, ctx.styles));
     const entries = row.map((node, i) => gridEntry(node, props[i]));
     let width = 0;
@@ -337,9 +390,17 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
       // spanning rows shares its height with the rows below, so it is left out of the page estimate.
       ctx.flow = flow && rowSpan === 1 ? flow.fork(false) : null;
       if (ctx.flow) forks.push(ctx.flow);
+      const tag = tr ? cellTag(tr, head, entries[i].colSpan, rowSpan) : undefined;
+      ctx.structParent = tag ?? table;
       // The cell owns padding and background; its content is laid out bare.
-      const content = isEmptyCell(node) ? emptyText(cellStyle, ctx) : prepareNode(node, parent, ctx, `${path}[${r}][${i}]`);
+      let content = isEmptyCell(node) ? emptyText(cellStyle, ctx) : prepareNode(node, parent, ctx, `${path}[${r}][${i}]`);
       ctx.flow = flow;
+      ctx.structParent = table;
+      // A cell holding just a paragraph: its text goes straight in the cell.
+      if (tag && content.tag && content.tag !== ARTIFACT && content.tag.type === 'P' && tag.children.length === 1 && tag.children[0] === content.tag && content.tag.lang === undefined) {
+        tag.children.length = 0;
+        content = { ...content, tag };
+      }
       const bare = bareStyle(content.style);
       cells.push({
         col,
@@ -349,11 +410,17 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
         background: cellProps.backgroundColor !== undefined ? cellStyle.backgroundColor : sectionBackground,
         padding: cellProps.padding !== undefined ? cellStyle.padding : padding,
         verticalAlign: cellStyle.verticalAlign,
+        tag,
       });
     });
     flow?.join(forks);
     return cells;
   });
+}
+
+/** A table cell's element: TH with Scope Column in the header, else TD; spans as attributes. */
+function cellTag(tr: StructNode, head: boolean, colSpan: number, rowSpan: number): StructNode {
+  return structNode(head ? 'TH' : 'TD', tr, { keep: true, scope: head ? 'Column' : undefined, colSpan: colSpan > 1 ? colSpan : undefined, rowSpan: rowSpan > 1 ? rowSpan : undefined });
 }
 
 /** An empty paragraph in `style` (an empty cell, a hole filled at a row's end). */
@@ -378,13 +445,21 @@ function fillHoles(rows: PCell[][], columns: number, parent: ComputedStyle, back
       }
     }
     let out = cells;
+    const tr = cells.find((cell) => cell.tag)?.tag?.parent ?? null;
     for (let c = 0; c < columns; c++) {
       if (taken[c]) continue;
       if (out === cells) out = cells.slice();
       empty ??= emptyText(parent, ctx);
-      out.push({ col: c, colSpan: 1, rowSpan: 1, node: empty, background, padding, verticalAlign: 'baseline' });
+      const tag = tr ? structNode(tr.children[0].type, tr, { keep: true, scope: tr.children[0].scope }) : undefined;
+      out.push({ col: c, colSpan: 1, rowSpan: 1, node: empty, background, padding, verticalAlign: 'baseline', tag });
     }
-    if (out !== cells) out.sort((a, b) => a.col - b.col);
+    if (out !== cells) {
+      out.sort((a, b) => a.col - b.col);
+      if (tr) {
+        tr.children.length = 0;
+        for (const cell of out) if (cell.tag) tr.children.push(cell.tag);
+      }
+    }
     for (let c = 0; c < columns; c++) if (covered[c] > 0) covered[c]--;
     return out;
   });

@@ -11,12 +11,14 @@ import { installMetadata } from '../pdfa/document.ts';
 import type { PdfaProfile } from '../pdfa/variant.ts';
 import { xmpText } from '../pdfa/xmp.ts';
 import type { FontFace } from '../text/fonts.ts';
-import type { LineRun, RGB } from '../text/paragraph.ts';
+import type { Line, LineRun, RGB } from '../text/paragraph.ts';
 import type { DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
 import type { EmbeddedFace } from './fonts.ts';
 import { embedPrepared, prepareImage, type PreparedImage } from './images.ts';
 import { drawSvg } from './svg.ts';
 import { num, pdfFont, tjArray } from './glyphs.ts';
+import { Tagger } from './tagging.ts';
+import type { StructNode } from '../tags/struct.ts';
 
 /** Document-level properties written to the Info dictionary. */
 export interface DocumentInfo {
@@ -37,12 +39,18 @@ class PageWriter {
   private ops: string[] = [];
   private fill = '';
   private font = '';
+  /** Tagged PDF: marks each item's content (tagging.ts); null for an untagged PDF. */
+  tagger: Tagger | null = null;
+  /** The options of the link annotation of the text run being drawn (tagging.ts). */
+  private linkOptions: Record<string, unknown> | null = null;
   constructor(
     private readonly doc: Doc,
     private readonly fonts: Map<FontFace, EmbeddedFace>,
     private readonly images: Map<DecodedImage, unknown>,
     private readonly prepared: ReadonlyMap<DecodedImage, PreparedImage>,
     private readonly pdfa: PdfaProfile | undefined,
+    /** Refuse .notdef glyphs (PDF/A, PDF/UA). */
+    private readonly strictGlyphs: boolean = pdfa !== undefined,
   ) {}
 
   private setFill(c: RGB): void {
@@ -57,9 +65,9 @@ class PageWriter {
     this.ops.push(`${num(c[0] / 255)} ${num(c[1] / 255)} ${num(c[2] / 255)} RG ${num(width)} w${dash && dash.length ? ` [${dash.map(num).join(' ')}] 0 d` : ' [] 0 d'}`);
   }
 
-  text(x: number, y: number, run: LineRun): void {
+  text(x: number, y: number, run: LineRun, line?: Line): void {
     const st = run.style;
-    if (this.pdfa) refuseMissingGlyphs(run);
+    if (this.strictGlyphs) refuseMissingGlyphs(run, this.pdfa ? 'PDF/A' : 'PDF/UA');
     const f = pdfFont(this.doc, this.fonts, run.face);
     const page = this.doc.page as unknown as { fonts: Record<string, unknown> };
     if (page.fonts[f.id] === undefined) page.fonts[f.id] = f.ref;
@@ -68,7 +76,7 @@ class PageWriter {
     const fontOp = tf !== this.font ? `${tf} ` : '';
     this.font = tf;
     const show = `BT ${fontOp}1 0 0 -1 ${num(x)} ${num(y)} Tm ${tjArray(f, run.face, run)} ET`;
-    const actual = actualText(run);
+    const actual = actualText(run, line);
     this.ops.push(actual ? `/Span <</ActualText ${actual}>> BDC ${show} EMC` : show);
     if (st.decoration !== 'none') {
       const face = run.face;
@@ -81,7 +89,7 @@ class PageWriter {
       this.flush();
       const top = y - run.face.ascent * st.size;
       // F 4: printable (PDF/A requires it; harmless elsewhere).
-      this.doc.link(x, top, run.width, (run.face.ascent + run.face.descent) * st.size, st.link, { F: 4 } as never);
+      this.doc.link(x, top, run.width, (run.face.ascent + run.face.descent) * st.size, st.link, { F: 4, ...this.linkOptions } as never);
     }
   }
 
@@ -143,14 +151,6 @@ class PageWriter {
     if (item.clip) this.doc.restore();
   }
 
-  /** Items through a transform, at an opacity: saved and restored around them. */
-  group(item: Extract<DrawItem, { kind: 'group' }>): void {
-    this.flush();
-    this.doc.save();
-    if (item.opacity !== null) this.doc.fillOpacity(item.opacity);
-    this.ops.push(`${item.matrix.map(fine).join(' ')} cm`);
-    for (const inner of item.items) this.draw(inner);
-    this.flush();
   /** An SVG image as vectors (svg.ts), clipped like a raster image. */
   svg(item: Extract<DrawItem, { kind: 'image' }>): void {
     if (this.pdfa?.opaqueImages && /opacity/i.test(item.image.data.toString('utf8'))) {
@@ -162,6 +162,19 @@ class PageWriter {
     this.doc.restore();
   }
 
+  /** Items through a transform, at an opacity: saved and restored around them. */
+  group(item: Extract<DrawItem, { kind: 'group' }>): void {
+    if (this.tagger) return this.tagger.group(item, () => this.groupItems(item));
+    this.groupItems(item);
+  }
+
+  private groupItems(item: Extract<DrawItem, { kind: 'group' }>): void {
+    this.flush();
+    this.doc.save();
+    if (item.opacity !== null) this.doc.fillOpacity(item.opacity);
+    this.ops.push(`${item.matrix.map(fine).join(' ')} cm`);
+    for (const inner of item.items) this.draw(inner);
+    this.flush();
     this.doc.restore();
     // The restore brought back the colour and font of before the group.
     this.fill = '';
@@ -169,8 +182,9 @@ class PageWriter {
   }
 
   draw(item: DrawItem): void {
+    if (this.tagger && item.kind !== 'group') this.linkOptions = this.tagger.enter(item);
     switch (item.kind) {
-      case 'text': return this.text(item.x, item.y, item.run);
+      case 'text': return this.text(item.x, item.y, item.run, item.line);
       case 'rect': return this.rect(item.x, item.y, item.w, item.h, item.fill, item.stroke, item.lineWidth);
       case 'line': return this.line(item.x1, item.y1, item.x2, item.y2, item.color, item.width, item.dash);
       case 'bars': return this.bars(item);
@@ -194,16 +208,60 @@ class PageWriter {
  * the run is marked with /ActualText so extraction, search and copy give the text as written.
  * @returns the ActualText string (UTF-16BE hex), or null when the glyphs suffice.
  */
-function actualText(run: LineRun): string | null {
+function actualText(run: LineRun, line: Line | undefined): string | null {
   let mismatch = false;
+  let rtl = false;
   for (const piece of run.pieces) {
-    if (piece.level % 2 === 1) return null;
-    if (!spells(piece.run, piece.text)) mismatch = true;
+    if (piece.level % 2 === 1) rtl = true;
+    else if (!spells(piece.run, piece.text)) mismatch = true;
+  }
+  if (rtl || (line && line.runs.length > 1 && line.runs.some((r) => r.pieces.some((p) => p.level % 2 === 1)))) {
+    // Right-to-left glyphs stand in visual order: the line's text in logical order goes on its
+    // first run, and the line's other runs add nothing, so the line extracts and copies as written.
+    if (!line) return utf16(logicalText(run.pieces));
+    if (line.runs[0] !== run) return '<FEFF>';
+    const pieces: LineRun['pieces'][number][] = [];
+    for (const r of line.runs) for (const p of r.pieces) pieces.push(p);
+    return utf16(logicalText(pieces));
   }
   if (!mismatch) return null;
   let text = '';
   for (const piece of run.pieces) text += piece.text;
+  return utf16(text);
+}
+
+function utf16(text: string): string {
   return `<FEFF${Buffer.from(text, 'utf16le').swap16().toString('hex').toUpperCase()}>`;
+}
+
+/**
+ * The text of pieces in visual order (UAX #9 L2 applied), put back in logical order: L2 reverses
+ * each run of levels at or above k, from the highest level down to the lowest odd one; doing the
+ * same again undoes it.
+ */
+export function logicalText(visual: readonly LineRun['pieces'][number][]): string {
+  const order = visual.slice();
+  let max = 0;
+  let minOdd = Infinity;
+  for (const p of order) {
+    if (p.level > max) max = p.level;
+    if (p.level % 2 === 1 && p.level < minOdd) minOdd = p.level;
+  }
+  for (let k = max; k >= minOdd; k--) {
+    for (let i = 0; i < order.length; ) {
+      if (order[i].level < k) {
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j < order.length && order[j].level >= k) j++;
+      for (let a = i, b = j - 1; a < b; a++, b--) [order[a], order[b]] = [order[b], order[a]];
+      i = j;
+    }
+  }
+  let text = '';
+  for (const p of order) text += p.text;
+  return text.replace(/\u00ad/g, '');
 }
 
 // A code's rectangles in module units, as path operators: the same for every render of the code.
@@ -241,14 +299,14 @@ function spells(run: LineRun['pieces'][number]['run'], text: string): boolean {
 }
 
 /** PDF/A (6.2.11.8 in parts 2 and 3) forbids showing .notdef: a character the font lacks. */
-function refuseMissingGlyphs(run: LineRun): void {
+function refuseMissingGlyphs(run: LineRun, standard: 'PDF/A' | 'PDF/UA'): void {
   for (const piece of run.pieces) {
     const glyphs = piece.run.glyphs;
     for (let i = 0; i < glyphs.length; i++) {
       if (glyphs[i].id !== 0) continue;
       const ch = String.fromCodePoint(...(piece.run.codePoints[i].length ? piece.run.codePoints[i] : [0xfffd]));
       const hex = (ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
-      throw new RenderError('PDFA_CONFLICT', `PDF/A forbids missing glyphs: "${ch}" (U+${hex}) is not in the font ${run.face.family} nor in any fallback; choose a font that has it`);
+      throw new RenderError(standard === 'PDF/A' ? 'PDFA_CONFLICT' : 'RENDER_ERROR', `${standard} forbids missing glyphs: "${ch}" (U+${hex}) is not in the font ${run.face.family} nor in any fallback; choose a font that has it`);
     }
   }
 }
@@ -263,6 +321,13 @@ export interface PaintOptions {
   pdfa?: PdfaProfile;
   /** Encrypt the PDF (AES-256, PDF 1.7 extension level 3); not with `pdfa`. */
   protection?: Protection;
+  /**
+   * Write a tagged PDF: the structure tree under this root element (engine/tags/struct.ts, built
+   * by the prepare pass), marked content, MarkInfo, ParentTree. Untagged when not given.
+   */
+  tags?: StructNode;
+  /** Claim PDF/UA-1 (pdfuaid in the XMP) and refuse .notdef glyphs; needs `tags` and a title. */
+  pdfUa?: boolean;
 }
 
 /** What a reader may do with a protected PDF opened with the user password (or none). */
@@ -322,6 +387,7 @@ export async function paintPdf(pages: readonly Page[], info: DocumentInfo, optio
     pdfVersion: pdfa?.pdfVersion ?? '1.7',
     lang: info.language,
     displayTitle: Boolean(title),
+    tagged: Boolean(options.tags),
     fontLayoutCache: false,
     ...(options.protection && !pdfa ? securityOptions(options.protection) : {}),
     info: definedOnly({
@@ -341,19 +407,24 @@ export async function paintPdf(pages: readonly Page[], info: DocumentInfo, optio
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  installMetadata(doc, { title, author, subject, keywords, language: info.language, creator: 'Platen', producer: 'Platen', created: info.date, modified: info.date }, pdfa);
+  installMetadata(doc, { title, author, subject, keywords, language: info.language, creator: 'Platen', producer: 'Platen', created: info.date, modified: info.date }, pdfa, Boolean(options.pdfUa));
   const fonts = new Map<FontFace, EmbeddedFace>();
   const images = new Map<DecodedImage, unknown>();
   const pictures = new Set<DecodedImage>();
   for (const page of pages) for (const item of page.items) if (item.kind === 'image' && item.image.type !== 'svg') pictures.add(item.image);
   const prepared = new Map<DecodedImage, PreparedImage>();
   for (const image of pictures) prepared.set(image, await prepareImage(doc, image, Boolean(pdfa?.opaqueImages)));
+  let w: PageWriter | null = null;
+  const tagger = options.tags ? new Tagger(doc, options.tags, () => w?.flush()) : null;
   for (const page of pages) {
     doc.addPage({ size: [page.width, page.height], margin: 0 });
-    const w = new PageWriter(doc, fonts, images, prepared, pdfa);
+    w = new PageWriter(doc, fonts, images, prepared, pdfa, pdfa !== undefined || Boolean(options.pdfUa));
+    w.tagger = tagger;
     for (const item of page.items) w.draw(item);
     w.flush();
+    tagger?.endPage();
   }
+  tagger?.end();
   for (const f of fonts.values()) f.finalize(Boolean(pdfa));
   doc.end();
   return done;

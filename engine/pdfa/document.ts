@@ -21,13 +21,13 @@ interface DocInternals {
 }
 
 /** Replace pdfkit's metadata step with ours; with `pdfa`, also write the output intent. */
-export function installMetadata(doc: Doc, info: XmpInfo, pdfa?: PdfaProfile): void {
+export function installMetadata(doc: Doc, info: XmpInfo, pdfa?: PdfaProfile, pdfua = false): void {
   const d = doc as unknown as DocInternals;
   d.endMetadata = () => {
     const xmp = d.ref({ Type: 'Metadata', Subtype: 'XML' });
     // PDF/A-1 6.7.2: the catalog's metadata stream is not filtered.
     xmp.compress = false;
-    xmp.end(Buffer.from(xmpPacket(info, pdfa && { part: pdfa.part, conformance: pdfa.conformance }), 'utf8'));
+    xmp.end(Buffer.from(xmpPacket(info, pdfa && { part: pdfa.part, conformance: pdfa.conformance }, pdfua), 'utf8'));
     d._root.data.Metadata = xmp;
     if (pdfa) d._root.data.OutputIntents = [outputIntent(d)];
   };

@@ -34,8 +34,28 @@ export function xmpDate(d: Date): string {
   return `${d.toISOString().slice(0, 19)}Z`;
 }
 
-/** The XMP packet; `pdfa` adds pdfaid:part and pdfaid:conformance. */
-export function xmpPacket(info: XmpInfo, pdfa?: { part: number; conformance: string }): string {
+/** The PDF/A extension schema that declares pdfuaid (PDF/A allows only declared schemas). */
+const PDFUA_EXTENSION = [
+  '<rdf:Description rdf:about="" xmlns:pdfaExtension="http://www.aiim.org/pdfa/ns/extension/" xmlns:pdfaSchema="http://www.aiim.org/pdfa/ns/schema#" xmlns:pdfaProperty="http://www.aiim.org/pdfa/ns/property#">',
+  '<pdfaExtension:schemas><rdf:Bag><rdf:li rdf:parseType="Resource">',
+  '<pdfaSchema:schema>PDF/UA Universal Accessibility Schema</pdfaSchema:schema>',
+  '<pdfaSchema:namespaceURI>http://www.aiim.org/pdfua/ns/id/</pdfaSchema:namespaceURI>',
+  '<pdfaSchema:prefix>pdfuaid</pdfaSchema:prefix>',
+  '<pdfaSchema:property><rdf:Seq><rdf:li rdf:parseType="Resource">',
+  '<pdfaProperty:name>part</pdfaProperty:name>',
+  '<pdfaProperty:valueType>Integer</pdfaProperty:valueType>',
+  '<pdfaProperty:category>internal</pdfaProperty:category>',
+  '<pdfaProperty:description>Indicates, which part of ISO 14289 standard is followed</pdfaProperty:description>',
+  '</rdf:li></rdf:Seq></pdfaSchema:property>',
+  '</rdf:li></rdf:Bag></pdfaExtension:schemas>',
+  '</rdf:Description>',
+];
+
+/**
+ * The XMP packet; `pdfa` adds pdfaid:part and pdfaid:conformance, `pdfua` pdfuaid:part 1 (with
+ * its extension schema under PDF/A).
+ */
+export function xmpPacket(info: XmpInfo, pdfa?: { part: number; conformance: string }, pdfua = false): string {
   const props: string[] = ['<dc:format>application/pdf</dc:format>'];
   if (info.title) props.push(`<dc:title><rdf:Alt><rdf:li xml:lang="x-default">${esc(info.title)}</rdf:li></rdf:Alt></dc:title>`);
   if (info.author) props.push(`<dc:creator><rdf:Seq><rdf:li>${esc(info.author)}</rdf:li></rdf:Seq></dc:creator>`);
@@ -48,15 +68,18 @@ export function xmpPacket(info: XmpInfo, pdfa?: { part: number; conformance: str
   props.push(`<pdf:Producer>${esc(info.producer)}</pdf:Producer>`);
   if (info.keywords) props.push(`<pdf:Keywords>${esc(info.keywords)}</pdf:Keywords>`);
   if (pdfa) props.push(`<pdfaid:part>${pdfa.part}</pdfaid:part>`, `<pdfaid:conformance>${pdfa.conformance}</pdfaid:conformance>`);
+  if (pdfua) props.push('<pdfuaid:part>1</pdfuaid:part>');
   return [
     '<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>',
     '<x:xmpmeta xmlns:x="adobe:ns:meta/">',
     '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">',
     '<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:pdf="http://ns.adobe.com/pdf/1.3/"' +
       (pdfa ? ' xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/"' : '') +
+      (pdfua ? ' xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/"' : '') +
       '>',
     ...props,
     '</rdf:Description>',
+    ...(pdfua && pdfa ? PDFUA_EXTENSION : []),
     '</rdf:RDF>',
     '</x:xmpmeta>',
     '<?xpacket end="w"?>',

@@ -315,6 +315,7 @@ function bindNode(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number): 
       case 'image':
       case 'qrcode':
       case 'barcode':
+      case 'alt':
         out[key] = typeof v === 'string' ? bindTextIn(v, scope, ctx.locale, ctx.missing, path + '.' + key) : v;
         break;
       case 'table':

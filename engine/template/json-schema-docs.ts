@@ -50,6 +50,7 @@ const STYLE: Record<string, PropertyDoc> = {
   pageBreak: { description: 'On any node: "before" starts it on a new page, "after" starts what follows on a new page, "avoid" keeps it whole and on the page of the start of the next node. ({"pageBreak": true} alone is the page break node.)', examples: ['before', 'after', 'avoid'] },
   colSpan: { description: 'Table cells only: columns the cell spans (leave the covered cells out of the row, or put {} at each).', examples: [2] },
   rowSpan: { description: 'Table cells only: rows the cell spans (leave the covered cells out of the rows below, or put {} at each).', examples: [3] },
+  role: { description: 'What the node is for readers of the tagged PDF: h1..h6 (a heading), p, figure, caption, note, or artifact (decoration, left out of the structure). Default by kind: text is a paragraph (a heading when its style is named h1..h6), images and codes are figures. Not in named styles.', examples: ['h1', 'artifact'] },
   lang: { description: 'Language of the text (BCP 47), inherited: hyphenation patterns of justified text and the locale of number, currency and date filters inside the node. Default: metadata.language. Not in named styles.', examples: ['de', 'fr-CH'] },
   verticalAlign: { description: 'Table cells only: vertical position of the content in its row; baseline lines the first line of text up with the other baseline cells of the row.', examples: ['middle'], default: 'baseline' },
 };
@@ -58,6 +59,8 @@ export const PROPERTY_DOCS: Record<string, PropertyDoc> = {
   ...Object.fromEntries(Object.entries(STYLE).map(([k, v]) => [`*.${k}`, v])),
 
   'root.$schema': { description: 'The JSON Schema editors check this file against; ignored when rendering.', examples: ['https://platen.example.com/v1/schemas/template.json', './schemas/template.schema.json'] },
+  'root.tagged': { description: 'false: write an untagged PDF (no structure tree, a smaller file). Tagged PDFs let screen readers read the document in order.', examples: [false], default: true },
+  'root.pdfUa': { description: 'true: claim and meet PDF/UA-1 (accessible PDF) unless the request\'s pdf_ua says otherwise; images and codes then need alt.', examples: [true], default: false },
   'root.strict': { description: 'true: data the template reads must be there; a render with a missing data path (a placeholder without a default filter, or an each) fails instead of printing it empty.', examples: [true], default: false },
   'root.page': { description: 'Page size, orientation and margins.', examples: [{ size: 'A4', margin: 40 }] },
   'root.page.size': { description: 'A3, A4, A5, Letter, Legal (case-insensitive), width x height with a unit (in, mm, cm, pt) such as "4x6in" or "100x150mm", or [width, height] in points.', examples: ['A4', 'Letter', '4x6in', '100x150mm', [595.28, 841.89]], default: 'A4' },
@@ -86,6 +89,7 @@ export const PROPERTY_DOCS: Record<string, PropertyDoc> = {
   'span.text': { description: `The span's text (${BOUND}), or an array of strings and nested spans.`, examples: ['{{total | currency:\'EUR\'}}'] },
   'span.link': { description: `URL the span links to; ${BOUND}.`, examples: ['{{payLink}}'] },
 
+  'imageNode.alt': { description: `Text alternative read instead of the image; ${BOUND}. "" marks it as decoration. Required when the PDF is PDF/UA.`, examples: ['Company logo', ''] },
   'imageNode.image': { description: 'The image: a data: URI of a PNG or JPEG, usually from the data ({{logo}}). Remote URLs are not fetched.', examples: ['{{logo}}', 'data:image/png;base64,iVBORw0KGgo...'] },
   'imageNode.width': { description: 'Width in points (alone: the height follows the aspect ratio).', examples: [150] },
   'imageNode.height': { description: 'Height in points (alone: the width follows the aspect ratio).', examples: [80] },
@@ -116,10 +120,12 @@ export const PROPERTY_DOCS: Record<string, PropertyDoc> = {
   'listNode.marker': { description: 'Item marker.', examples: ['decimal', 'lower-alpha'], default: 'disc' },
   'listNode.start': { description: 'Number of the first item, for numbered markers.', examples: [1], default: 1 },
 
+  'qrcodeNode.alt': { description: `Text alternative read instead of the code; ${BOUND}. "" marks it as decoration. Required when the PDF is PDF/UA.`, examples: ['Pay invoice 2024-001 online', ''] },
   'qrcodeNode.qrcode': { description: `Text or URL to encode; ${BOUND}. Left out when the value is missing.`, examples: ['{{payLink}}'] },
   'qrcodeNode.size': { description: 'Side of the square in points.', examples: [96], default: 80 },
   'qrcodeNode.errorCorrection': { description: 'Error correction level.', examples: ['M'], default: 'M' },
 
+  'barcodeNode.alt': { description: `Text alternative read instead of the code; ${BOUND}. "" marks it as decoration. Required when the PDF is PDF/UA.`, examples: ['Article 4006381333931', ''] },
   'barcodeNode.barcode': { description: `Value to encode; ${BOUND}. Left out when the value is missing.`, examples: ['{{sku}}', '4006381333931'] },
   'barcodeNode.format': { description: 'Symbology (a bwip-js id): code128, code39, ean13, ean8, upca, itf14, datamatrix, pdf417, azteccode, ...', examples: ['code128', 'ean13', 'datamatrix'], default: 'code128' },
   'barcodeNode.height': { description: 'Bar height in points (default 40 for linear codes, 80 for 2D codes).', examples: [40] },

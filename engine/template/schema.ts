@@ -329,6 +329,25 @@ const literalLanguageTag = z.string().superRefine((s, ctx) => {
   if (!isLanguageTag(s)) custom(ctx, `${JSON.stringify(s)} is not a BCP 47 language tag such as "en" or "de-CH"`);
 });
 
+/** An offset of an absolutely positioned box from an edge, points (negative: past the edge, clamped to the page). */
+const offset = z.number().min(-BOUNDS.length).max(BOUNDS.length);
+/** Box properties of the layout (fixed size, position, transform): not inherited, not on spans. */
+const BOX_SHAPE = {
+  width: positive.optional(),
+  height: positive.optional(),
+  position: z.enum(['static', 'absolute']).optional(),
+  relativeTo: z.enum(['page', 'parent']).optional(),
+  top: offset.optional(),
+  right: offset.optional(),
+  bottom: offset.optional(),
+  left: offset.optional(),
+  rotate: z.number().min(-360).max(360).optional(),
+  opacity: z.number().min(0).max(1).optional(),
+  borderRadius: nonNegative.optional(),
+};
+/** Keys of BOX_SHAPE (left out of inline spans). */
+export const BOX_KEYS = Object.keys(BOX_SHAPE);
+
 /** Style properties; `color` decides whether colours may hold placeholders. */
 function styleShape(color: z.ZodType<string>) {
   return {
@@ -347,6 +366,7 @@ function styleShape(color: z.ZodType<string>) {
     fontFeatures: z.array(z.string().regex(/^[a-z0-9]{4}$/, 'an OpenType feature tag of four lowercase letters or digits, such as "tnum" or "smcp"')).max(32).optional(),
     hyphenate: z.boolean().optional(),
     lang: literalLanguageTag.optional(),
+    role: z.enum(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'figure', 'caption', 'note', 'artifact']).optional(),
     margin: sides.optional(),
     padding: sides.optional(),
     border: borderInput(color).optional(),
@@ -366,7 +386,7 @@ const nodeStyle = styleShape(boundColor);
 /** A style object inside a node (table headerStyle/footerStyle): colours bound. */
 const nodeStyleObject = z.strictObject(nodeStyle);
 /** A named style in `styles`: literal colours, no `style` of its own, no `lang` (a node's text has it). */
-const { lang: _lang, ...namedStyleShape } = styleShape(literalColor);
+const { lang: _lang, role: _role, ...namedStyleShape } = styleShape(literalColor);
 const namedStyle = z.strictObject({
   ...namedStyleShape,
   style: z
@@ -414,7 +434,8 @@ const textContent = dispatch<string | Inline[]>((v) => {
   if (Array.isArray(v)) return z.array(inlineSchema);
   return `expected a string or a list of strings and spans; got ${describeValue(v)}`;
 });
-const spanObject = z.strictObject({ ...nodeStyle, text: textContent, link: boundString.optional() });
+const { role: _spanRole, width: _w, height: _h, position: _p, relativeTo: _r, top: _t, right: _ri, bottom: _b, left: _l, rotate: _ro, opacity: _o, borderRadius: _br, ...spanStyle } = nodeStyle;
+const spanObject = z.strictObject({ ...spanStyle, text: textContent, link: boundString.optional() });
 
 const textNode = z.strictObject({ ...nodeStyle, text: textContent, link: boundString.optional() });
 
@@ -425,6 +446,7 @@ const imageNode = z.strictObject({
   height: positive.optional(),
   fit: z.enum(['contain', 'cover', 'fill']).optional(),
   align: z.enum(['left', 'center', 'right']).optional(),
+  alt: boundString.optional(),
 });
 
 const emptyCell = z.strictObject({});
@@ -498,6 +520,7 @@ const qrcodeNode = z.strictObject({
   qrcode: requiredBoundString,
   size: positive.optional(),
   errorCorrection: z.enum(['L', 'M', 'Q', 'H']).optional(),
+  alt: boundString.optional(),
 });
 
 const barcodeNode = z.strictObject({
@@ -507,6 +530,7 @@ const barcodeNode = z.strictObject({
   height: positive.optional(),
   width: positive.optional(),
   showText: z.boolean().optional(),
+  alt: boundString.optional(),
 });
 
 const lineNode = z.strictObject({
@@ -662,6 +686,8 @@ const metadataSchema = z.strictObject({
 export const templateSchema = z.strictObject({
   $schema: z.string().optional(),
   strict: z.boolean().optional(),
+  tagged: z.boolean().optional(),
+  pdfUa: z.boolean().optional(),
   page: pageSchema.optional(),
   font: fontSchema.optional(),
   styles: z.record(z.string(), namedStyle).optional(),

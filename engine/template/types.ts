@@ -50,6 +50,12 @@ export interface StyleProps {
    * filters inside it. Default: the template's metadata.language. Not in named styles.
    */
   lang?: string;
+  /**
+   * What the node is in the tagged PDF's structure: a heading (`h1`..`h6`), a paragraph, a
+   * figure, a caption, a note, or `artifact` (decoration, left out of the structure). Default: by
+   * kind (text is a paragraph, or a heading when its style is named h1..h6). Not in named styles.
+   */
+  role?: 'h1' | 'h2' | 'h3' | 'h4' | 'h5' | 'h6' | 'p' | 'figure' | 'caption' | 'note' | 'artifact';
   margin?: SidesInput;
   padding?: SidesInput;
   border?: BorderInput;
@@ -88,7 +94,9 @@ export type Condition =
 
 /** An inline piece of a text node: a plain string or a styled span (spans nest). */
 export type Inline = string | InlineSpan;
-export interface InlineSpan extends StyleProps {
+/** The box properties of StyleProps (size, position, transform), which inline spans do not have. */
+export type BoxPropKey = 'width' | 'height' | 'position' | 'relativeTo' | 'top' | 'right' | 'bottom' | 'left' | 'rotate' | 'opacity' | 'borderRadius';
+export interface InlineSpan extends Omit<StyleProps, 'role' | BoxPropKey> {
   text: string | Inline[];
   link?: string;
 }
@@ -106,6 +114,8 @@ export interface ImageNode extends StyleProps {
   fit?: 'contain' | 'cover' | 'fill';
   /** Horizontal position of the image inside its block. Default: the resolved textAlign. */
   align?: 'left' | 'center' | 'right';
+  /** Text alternative for readers who cannot see it; "" marks decoration. Required under PDF/UA. */
+  alt?: string;
 }
 /** A column width: points, "auto" (content), "*" or "N*" (a share of what is left). */
 export type ColumnWidth = number | 'auto' | `${number}*` | '*';
@@ -162,6 +172,8 @@ export interface QrCodeNode extends StyleProps {
   /** Side of the square in points. Default 80. */
   size?: number;
   errorCorrection?: 'L' | 'M' | 'Q' | 'H';
+  /** Text alternative (what the code holds, for readers); "" marks decoration. Required under PDF/UA. */
+  alt?: string;
 }
 export interface BarcodeNode extends StyleProps {
   barcode: string;
@@ -173,6 +185,8 @@ export interface BarcodeNode extends StyleProps {
   width?: number;
   /** Print the human-readable value under the bars. Default true for linear codes. */
   showText?: boolean;
+  /** Text alternative (what the code holds, for readers); "" marks decoration. Required under PDF/UA. */
+  alt?: string;
 }
 export interface LineNode extends StyleProps {
   line: { thickness?: number; color?: string; length?: number; dash?: number[] };
@@ -245,6 +259,10 @@ export interface Template {
    * DATA_INVALID on them, instead of printing them empty with DATA_MISSING warnings.
    */
   strict?: boolean;
+  /** Write a tagged PDF (structure tree, marked content). Default true. */
+  tagged?: boolean;
+  /** Claim and meet PDF/UA-1 unless the request says otherwise (its `pdf_ua`). Default false. */
+  pdfUa?: boolean;
   page?: PageSpec;
   font?: FontSpec;
   styles?: Record<string, StyleProps>;
@@ -270,7 +288,7 @@ export interface BoundTableSpec extends Omit<TableSpec, 'rows' | 'header' | 'foo
 }
 /** Bound table cells are always nodes: a plain string cell becomes `{text: "..."}`. */
 export type BoundNode =
-  | (StyleProps & { text: string | BoundInline[]; link?: string })
+  | (StyleProps & { text: string | BoundInline[]; link?: string; fit?: 'shrink'; minFontSize?: number })
   | ImageNode
   | (StyleProps & { table: BoundTableSpec })
   | (StyleProps & { columns: { width?: ColumnWidth; content: BoundNode[] }[]; gap?: number })

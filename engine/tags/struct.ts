@@ -1,0 +1,97 @@
+/**
+ * The logical structure of a tagged PDF, built from the template's own structure while the
+ * prepare pass walks it (engine/layout/prepare.ts), in template order: that order is the reading
+ * order, whatever order the paint pass draws in. Each prepared node, and each box and draw item
+ * made from it, carries a reference to its element (`tag`); the paint pass
+ * (engine/paint/tagging.ts) marks the content of each element and writes the tree.
+ *
+ * Nothing here knows pdfkit: an element is a plain object with its standard structure type
+ * (ISO 32000-1 14.8.4), its attributes and its children.
+ */
+import { RenderError } from '../errors.ts';
+
+/** The standard structure types Platen writes. */
+export type StructType =
+  | 'Document' | 'Part' | 'Sect' | 'Div'
+  | 'P' | 'H1' | 'H2' | 'H3' | 'H4' | 'H5' | 'H6' | 'Caption' | 'Note'
+  | 'L' | 'LI' | 'Lbl' | 'LBody'
+  | 'Table' | 'THead' | 'TBody' | 'TFoot' | 'TR' | 'TH' | 'TD'
+  | 'Figure' | 'Link' | 'Span';
+
+/** A structure element: type, attributes and children in reading order. */
+export interface StructNode {
+  readonly type: StructType;
+  readonly parent: StructNode | null;
+  /** Child elements in template order. */
+  readonly children: StructNode[];
+  /** Alternate description (Figure): the template's `alt`. */
+  alt?: string;
+  /** Language of the element when it differs from its parent's (BCP 47). */
+  lang?: string;
+  /** Table header cells: which cells they head. */
+  scope?: 'Column' | 'Row' | 'Both';
+  rowSpan?: number;
+  colSpan?: number;
+  /** Kept even without content (table cells: the table's grid must stay whole). */
+  keep?: boolean;
+}
+
+/** What a draw item belongs to: an element, or page furniture (header, footer, decoration). */
+export type ItemTag = StructNode | typeof ARTIFACT;
+
+/** The tag of draw items that are not content: bands, repeated table headers, watermarks. */
+export const ARTIFACT = 'artifact' as const;
+
+/** A new element under `parent` (appended to its children), or a root when `parent` is null. */
+export function structNode(type: StructType, parent: StructNode | null, attrs?: Partial<Pick<StructNode, 'alt' | 'lang' | 'scope' | 'rowSpan' | 'colSpan' | 'keep'>>): StructNode {
+  const node: StructNode = { type, parent, children: [], ...attrs };
+  if (parent) parent.children.push(node);
+  return node;
+}
+
+/** The roles a template node may take (its `role`). */
+export const ROLES = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'figure', 'caption', 'note', 'artifact'] as const;
+export type Role = (typeof ROLES)[number];
+
+const ROLE_TYPES: Record<Exclude<Role, 'artifact'>, StructType> = {
+  h1: 'H1', h2: 'H2', h3: 'H3', h4: 'H4', h5: 'H5', h6: 'H6', p: 'P', figure: 'Figure', caption: 'Caption', note: 'Note',
+};
+
+/** The structure type of a role. */
+export function roleType(role: Exclude<Role, 'artifact'>): StructType {
+  return ROLE_TYPES[role];
+}
+
+/** A heading level from style names (`h1`..`h6`), the last one that is a heading winning. */
+export function headingOfStyles(style: string | readonly string[] | undefined): StructType | null {
+  if (style === undefined) return null;
+  const names = typeof style === 'string' ? [style] : style;
+  for (let i = names.length - 1; i >= 0; i--) {
+    const m = /^h([1-6])$/i.exec(names[i]);
+    if (m) return `H${m[1]}` as StructType;
+  }
+  return null;
+}
+
+/** What tagging the content needs while it is prepared. */
+export interface TagContext {
+  /** Refuse figures without `alt` (PDF/UA). */
+  readonly requireAlt: boolean;
+  /** The document's language: elements only carry a `lang` that differs from their parent's. */
+  readonly language?: string;
+}
+
+/**
+ * The `alt` a figure must have under PDF/UA.
+ * @throws RenderError TEMPLATE_INVALID naming `path.alt` when `alt` is missing.
+ */
+export function requireAlt(alt: string | undefined, what: string, path: string): void {
+  if (alt !== undefined) return;
+  throw new RenderError('TEMPLATE_INVALID', `PDF/UA needs a text alternative for every ${what}: give it "alt" (describe it; "alt": "" marks it as decoration)`, `${path}.alt`);
+}
+
+/** The language an element inherits: its own or its nearest ancestor's, else the document's. */
+export function inheritedLang(node: StructNode | null, documentLang: string | undefined): string | undefined {
+  for (let n = node; n; n = n.parent) if (n.lang) return n.lang;
+  return documentLang;
+}
