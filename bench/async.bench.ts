@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { count, eq } from 'drizzle-orm';
+import type { JobRunner } from '../src/jobs/runner.ts';
 import { startTestServer } from '../test/helpers/server.ts';
 
 const arg = process.argv.indexOf('--jobs');
@@ -35,7 +36,8 @@ try {
     );
   }
   const queuedMs = performance.now() - started;
-  await s.server.services.runner.idle();
+  // SQLite mode: the in-process queue (bench/cluster.bench.ts measures the cluster's).
+  await (s.server.services.runner as JobRunner).idle();
   const seconds = (performance.now() - started) / 1000;
   const { orm, t: { jobs } } = s.server.services.db;
   const [done] = await orm.select({ n: count() }).from(jobs).where(eq(jobs.status, 'completed'));

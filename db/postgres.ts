@@ -28,6 +28,12 @@ export interface PostgresOptions {
 export interface PostgresDb extends Db {
   readonly dialect: 'postgres';
   readonly pool: pg.Pool;
+  /**
+   * Run one SQL statement with $1.. parameters on this handle's connection: inside a transaction,
+   * on the transaction's own client (so it commits or rolls back with it), else on the pool. The
+   * shape pg-boss takes as its `db` option.
+   */
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }
 
 /**
@@ -60,6 +66,11 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     orm,
     t: schema as Tables,
     inTransaction,
+    async executeSql(text: string, values: unknown[] = []) {
+      // drizzle's transaction runs on one checked-out client, held by its session.
+      const client = inTransaction ? (orm as unknown as { session: { client: pg.PoolClient } }).session.client : pool;
+      return client.query(text, values);
+    },
     async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       if (inTransaction) return fn(this);
       for (let run = 1; ; run++) {

@@ -24,7 +24,7 @@ import { schemaRoutes } from './routes/schemas.ts';
 import { studioRoutes } from './routes/studio.ts';
 import { systemRoutes } from './routes/system.ts';
 import { templateRoutes } from './routes/templates.ts';
-import type { JobRunner } from './jobs/runner.ts';
+import type { JobQueue } from './jobs/runner.ts';
 import type { FileStore } from './services/files.ts';
 import type { S3Storage } from './services/s3.ts';
 import type { SecretBox } from './services/secrets.ts';
@@ -42,6 +42,12 @@ export interface AppEnv {
 
 /** Everything routes need; built by server.ts. */
 export interface Services {
+/** The process's state as the health checks see it. */
+export interface Lifecycle {
+  /** True from the start of a graceful shutdown: /readyz answers 503 so load balancers drain the node. */
+  draining: boolean;
+}
+
   config: Config;
   db: Db;
   pool: RenderPool;
@@ -49,7 +55,8 @@ export interface Services {
   log: Logger;
   secrets: SecretBox;
   s3: S3Storage;
-  runner: JobRunner;
+  /** The async job queue: in process (SQLite) or pg-boss (cluster mode). */
+  runner: JobQueue;
   deliverer: WebhookDeliverer;
 }
 

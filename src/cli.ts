@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BUNDLED_FONT_DIR, FontLibrary, PDF_VARIANTS, renderPdf, RenderError, type PdfVariant } from '../engine/index.ts';
 import { openConfiguredDatabase, type Db } from '../db/open.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, ROLES } from './config.ts';
 import { writeDemoRequest } from './seed.ts';
 import { startServer } from './server.ts';
 import { grantCredits } from './services/credits.ts';
@@ -120,7 +120,11 @@ async function render(args: string[]): Promise<void> {
 const USAGE = `usage: platen <command> [options]
 
 commands:
-  serve                                  run the HTTP service (configuration: environment variables, see README)
+  serve [--role api|worker|all]          run the service (configuration: environment variables, see README)
+      --role ROLE                        all (default): HTTP API and job worker in one process;
+                                         api: HTTP API only; worker: render jobs and webhooks, /healthz and
+                                         /readyz only (api and worker need PLATEN_DATABASE_URL; also PLATEN_ROLE)
+                                         SIGTERM or SIGINT stops it gracefully (PLATEN_SHUTDOWN_TIMEOUT_MS)
   render TEMPLATE.json [DATA.json] -o OUT.pdf [options]
                                          render a template without server or database
       -o, --output FILE                  where to write the PDF (its folder is created)
@@ -159,8 +163,14 @@ function wholeNumber(value: string | undefined, flag: string, min: number): numb
   return n;
 }
 
-async function serve(): Promise<void> {
-  const server = await startServer(loadConfig());
+async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { role: { type: 'string' } } });
+  const env = { ...process.env };
+  if (values.role !== undefined) {
+    if (!(ROLES as readonly string[]).includes(values.role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+    env.PLATEN_ROLE = values.role;
+  }
+  const server = await startServer(loadConfig(env));
   if (server.seeded) {
     const { apiKey, teamId, templates } = server.seeded;
     process.stdout.write(
@@ -179,12 +189,26 @@ async function serve(): Promise<void> {
       ].join('\n'),
     );
   }
-  const stop = async () => {
-    await server.close();
-    process.exit(0);
+  // Graceful: readiness fails, the listener closes, running jobs finish or go back to the queue.
+  // A second signal stops at once.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`${signal} again: stopping now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    server.services.log.info({ signal }, 'shutting down');
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        reportError(err);
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 async function teams(args: string[]): Promise<void> {
@@ -235,7 +259,7 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return serve();
+      return serve(rest);
     case 'render':
       return render(rest);
     case 'teams':

@@ -66,6 +66,14 @@ export interface Config {
   jobMaxAttempts: number;
   /** Requests per minute per API key. */
   rateLimit: number;
+  /** What this process does (PLATEN_ROLE, `serve --role`): HTTP API, job worker, or both. Only `all` without PLATEN_DATABASE_URL. */
+  role: Role;
+  /** Cluster mode: how long a worker holds a queued job before the queue hands it to another worker, ms. */
+  jobLeaseMs: number;
+  /** Cluster mode: how often an idle worker asks the queue for jobs and webhook deliveries, ms. */
+  queuePollMs: number;
+  /** At SIGTERM / SIGINT: how long running jobs may take to finish before they are handed back to the queue, ms. */
+  shutdownTimeoutMs: number;
   /** Template previews (POST /v1/templates/preview) per minute per API key, counted apart from rateLimit. */
   previewRateLimit: number;
   /** Failed authentications per minute per client address before it is refused with 429. */
@@ -106,6 +114,10 @@ export class ConfigError extends Error {}
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const url = z
+/** What a `platen serve` process does: `api` (HTTP only), `worker` (jobs and webhooks only), `all` (both). */
+export type Role = 'api' | 'worker' | 'all';
+export const ROLES: readonly Role[] = ['api', 'worker', 'all'];
+
   .string()
   .url()
   .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
@@ -153,6 +165,10 @@ const envSchema = z.object({
   PLATEN_TRUSTED_PROXIES: z
     .string()
     .default('')
+  PLATEN_ROLE: z.enum(['api', 'worker', 'all'], { message: 'must be api, worker or all' }).default('all'),
+  PLATEN_JOB_LEASE_MS: int(1000, 24 * 3_600_000).optional(),
+  PLATEN_QUEUE_POLL_MS: int(50, 60_000).default(250),
+  PLATEN_SHUTDOWN_TIMEOUT_MS: int(0, 24 * 3_600_000).default(30_000),
     .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
     .superRefine((entries, ctx) => {
       for (const p of entries) if (!isAddressOrRange(p)) ctx.addIssue({ code: 'custom', message: `"${p}" is not an IP address or CIDR range such as 10.0.0.0/8` });
@@ -247,6 +263,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobMaxAttempts: e.PLATEN_JOB_MAX_ATTEMPTS,
     rateLimit: e.PLATEN_RATE_LIMIT,
     previewRateLimit: e.PLATEN_PREVIEW_RATE_LIMIT,
+  if (e.PLATEN_ROLE !== 'all' && e.PLATEN_DATABASE_URL === undefined) {
+    throw new ConfigError(
+      `invalid configuration:\n  PLATEN_ROLE: role "${e.PLATEN_ROLE}" needs cluster mode (PLATEN_DATABASE_URL=postgres://...); with the SQLite file one process serves the API and runs the jobs: use role "all" (the default)`,
+    );
+  }
+  const jobLeaseMs = e.PLATEN_JOB_LEASE_MS ?? 2 * e.PLATEN_RENDER_TIMEOUT_MS + 30_000;
+  if (jobLeaseMs <= e.PLATEN_RENDER_TIMEOUT_MS) {
+    throw new ConfigError(`invalid configuration:\n  PLATEN_JOB_LEASE_MS: must be above PLATEN_RENDER_TIMEOUT_MS (${e.PLATEN_RENDER_TIMEOUT_MS}): a job's render must fit in its lease`);
+  }
     authFailLimit: e.PLATEN_AUTH_FAIL_LIMIT,
     trustedProxies: e.PLATEN_TRUSTED_PROXIES,
     webhookRetryDelays: e.PLATEN_WEBHOOK_RETRY_DELAYS,
@@ -272,6 +297,10 @@ function storageConfig(e: z.infer<typeof envSchema>): StorageConfig {
   const problems: string[] = [];
   if (e.PLATEN_STORAGE_URL === undefined) {
     if (e.PLATEN_STORAGE_PUBLIC_URLS === 'presigned') problems.push('PLATEN_STORAGE_PUBLIC_URLS: presigned needs an S3 file store (PLATEN_STORAGE_URL=s3://bucket/prefix)');
+    role: e.PLATEN_ROLE,
+    jobLeaseMs,
+    queuePollMs: e.PLATEN_QUEUE_POLL_MS,
+    shutdownTimeoutMs: e.PLATEN_SHUTDOWN_TIMEOUT_MS,
     if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
     return { kind: 'local' };
   }

@@ -1,10 +1,19 @@
 /**
- * Starting and stopping the service: database, demo seed, render pool, file sweeper, HTTP server.
+ * Starting and stopping the service: database, demo seed, render pool, job queue, webhook
+ * deliveries, file sweeper, HTTP server; by role (PLATEN_ROLE): `all` does everything, `api`
+ * serves HTTP without running jobs, `worker` runs jobs and webhook deliveries and serves only
+ * /healthz and /readyz. Stopping is graceful: /readyz fails first, the listener closes, running
+ * jobs get PLATEN_SHUTDOWN_TIMEOUT_MS to finish and are handed back to the queue after that.
  */
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { openConfiguredDatabase } from '../db/open.ts';
-import { createApp, type Services } from './app.ts';
+import { createApp, type Lifecycle, type Services } from './app.ts';
+import { ClusterQueue } from './jobs/boss.ts';
+import type { PostgresDb } from '../db/postgres.ts';
+import { newRouter } from './routes/router.ts';
+import { healthRoutes } from './routes/system.ts';
+import { settlesWithin, type JobQueue } from './jobs/runner.ts';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { RenderPool } from './render/pool.ts';
@@ -25,7 +34,12 @@ export interface RunningServer {
   services: Services;
   /** What the demo seed created on this start, or null. */
   seeded: Seeded | null;
-  close(): Promise<void>;
+  /**
+   * Stop gracefully: /readyz answers 503 at once, the listener closes (requests under way finish),
+   * no more jobs are taken, running ones get `timeoutMs` (default PLATEN_SHUTDOWN_TIMEOUT_MS) to
+   * finish and are handed back to the queue after that; then the render pool and the database close.
+   */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 const SWEEP_INTERVAL_MS = 60_000;
@@ -61,9 +75,22 @@ export async function startServer(config: Config, log: Logger = createLogger()):
   const secrets = new SecretBox(config.secret);
   const deliverer = new WebhookDeliverer(db, secrets, log, { retryDelays: config.webhookRetryDelays, allowPrivate: config.webhookAllowPrivate });
   const s3 = new S3Storage(secrets, { allowPrivate: config.s3AllowPrivateEndpoints });
-  const runner = new JobRunner({ db, pool, files, s3, log, onResolved: () => deliverer.kick() }, config.jobConcurrency, config.jobMaxAttempts);
-  const services: Services = { config, db, pool, files, log, secrets, s3, runner, deliverer };
-  const app = createApp(services);
+  // The job queue: in process over the SQLite file, or pg-boss shared by the cluster's processes.
+  let runner: JobQueue;
+  if (db.dialect === 'postgres') {
+    const cluster = new ClusterQueue(
+      { db: db as PostgresDb, pool, files, s3, log, deliverer, onResolved: () => {} },
+      { consume: config.role !== 'api', concurrency: config.jobConcurrency, maxAttempts: config.jobMaxAttempts, leaseMs: config.jobLeaseMs, pollMs: config.queuePollMs },
+    );
+    await cluster.open();
+    runner = cluster;
+  } else {
+    runner = new JobRunner({ db, pool, files, s3, log, onResolved: () => deliverer.kick() }, config.jobConcurrency, config.jobMaxAttempts);
+  }
+  const lifecycle: Lifecycle = { draining: false };
+  const services: Services = { config, db, pool, files, log, secrets, s3, runner, deliverer, lifecycle };
+  // A worker serves its health checks only: no API, no files.
+  const app = config.role === 'worker' ? workerApp(services) : createApp(services);
 
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
@@ -88,24 +115,47 @@ export async function startServer(config: Config, log: Logger = createLogger()):
   };
   const sweeper = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
   sweeper.unref();
-  // Jobs and webhook deliveries a previous run left unfinished (jobs it died on too often fail).
+  // Jobs and webhook deliveries a previous run left unfinished (jobs it died on too often fail);
+  // in cluster mode the queue keeps them, and workers start taking jobs.
   await runner.start();
-  deliverer.kick();
-  log.info({ port, threads: config.renderThreads, database: db.dialect }, 'platen listening');
+  if (db.dialect === 'sqlite') deliverer.kick();
+  log.info({ port, threads: config.renderThreads, database: db.dialect, role: config.role }, 'platen listening');
+
+  let closing: Promise<void> | null = null;
+  const close = async (timeoutMs: number) => {
+    lifecycle.draining = true;
+    clearInterval(sweeper);
+    // No new connections; requests under way finish (idle keep-alive connections are closed).
+    const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+    deliverer.stop();
+    await runner.stop(timeoutMs);
+    if (!(await settlesWithin(httpClosed, timeoutMs))) {
+      const s = server as unknown as { closeAllConnections?: () => void };
+      s.closeAllConnections?.();
+      await httpClosed;
+    }
+    await pool.close();
+    files.blobs.close();
+    await db.close();
+    log.info({ role: config.role }, 'platen stopped');
+  };
 
   return {
     url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
     port,
     services,
     seeded,
-    async close() {
-      clearInterval(sweeper);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      deliverer.stop();
-      await runner.stop();
-      await pool.close();
-      files.blobs.close();
-      await db.close();
+    close(timeoutMs = config.shutdownTimeoutMs) {
+      closing ??= close(timeoutMs);
+      return closing;
     },
   };
+}
+
+/** The HTTP app of a worker: GET /healthz and GET /readyz, nothing else. */
+function workerApp(s: Services) {
+  const app = newRouter();
+  healthRoutes(app, s);
+  app.notFound((c) => c.json({ code: 'NOT_FOUND', detail: 'a worker serves /healthz and /readyz only; send API requests to an API node' }, 404));
+  return app;
 }

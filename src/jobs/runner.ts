@@ -6,6 +6,9 @@
  * there for it. The database is the queue's memory: on start, jobs a crash left pending or
  * processing are queued again, so an accepted job is never lost; a job the process died on
  * PLATEN_JOB_MAX_ATTEMPTS times fails for good instead (recoverJobs).
+ *
+ * This is the embedded (SQLite) queue. In cluster mode (PostgreSQL) the queue is pg-boss
+ * (src/jobs/boss.ts); both implement JobQueue and run a job with processJob.
  */
 import type { Db } from '../../db/database.ts';
 import type { PdfVariant } from '../../engine/index.ts';
@@ -15,7 +18,7 @@ import { RenderFailure, type RenderOnThread, type RenderPool } from '../render/p
 import type { FileStore } from '../services/files.ts';
 import { StorageFailure } from '../storage/store.ts';
 import { findS3Integration } from '../services/integrations.ts';
-import { claimJob, completeJob, failJob, recoverJobs, type JobRow } from '../services/jobs.ts';
+import { claimJob, completeJob, failJob, handBackJob, recoverJobs, type InTransaction, type JobRow } from '../services/jobs.ts';
 import { S3Failure, s3Location, type S3Storage } from '../services/s3.ts';
 
 /** A job failure with its own error_code (not a render failure). */
@@ -38,12 +41,42 @@ export interface RunnerDeps {
   onResolved: () => void;
 }
 
-export class JobRunner {
+/** The async job queue as routes and the server use it: in process (SQLite) or pg-boss (cluster). */
+export interface JobQueue {
+  /**
+   * The hook that queues a job of team `teamId` inside the transaction that writes it (pass it to
+   * insertJob; cluster mode), or undefined when the queue is in process: then call
+   * {@link enqueue} once that transaction committed.
+   */
+  inTransaction(teamId: string): InTransaction | undefined;
+  /** Queue job `id` of team `teamId` now (already committed). Queuing a queued job again is harmless. */
+  enqueue(id: string, teamId: string): void;
+  /** Start running jobs (those a previous run left too). */
+  start(): Promise<number>;
+  /**
+   * Stop taking jobs; wait up to `timeoutMs` for those running, then hand the others back to the
+   * queue (pending again, their start not counted), so another process or the next start runs them.
+   */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+/** A job being run: `current` turns false once it is handed back, and nothing it does after is written. */
+interface Running {
+  job: JobRow;
+  current: boolean;
+}
+
+export class JobRunner implements JobQueue {
+  inTransaction(): undefined {
+    return undefined;
+  }
   private readonly queue: FairQueue;
   private stopped = false;
   /** Jobs queued here and not finished (waiting or running). */
   private queued = 0;
   private running = 0;
+  /** Claimed jobs being processed. */
+  private readonly claimed = new Set<Running>();
   private waiters: Array<{ when: () => boolean; resolve: () => void }> = [];
 
   /**
@@ -104,11 +137,21 @@ export class JobRunner {
     return this.until(() => this.queued === 0);
   }
 
-  /** Stop starting jobs and wait for the running ones (waiting ones stay pending in the database). */
-  async stop(): Promise<void> {
+  /**
+   * Stop starting jobs and wait for the running ones, up to `timeoutMs` (default: as long as they
+   * take); the ones still running then are handed back (pending again, their start not counted)
+   * and run by the next start. Waiting ones stay pending in the database.
+   */
+  async stop(timeoutMs = Infinity): Promise<void> {
     this.stopped = true;
     this.queued -= this.queue.clear();
-    await this.until(() => this.running === 0 && this.queue.running === 0);
+    const idle = this.until(() => this.running === 0 && this.queue.running === 0);
+    if (!(await settlesWithin(idle, timeoutMs))) {
+      for (const r of this.claimed) {
+        r.current = false;
+        if (await handBackJob(this.deps.db, r.job)) this.deps.log.warn({ job: r.job.id }, 'job handed back at shutdown');
+      }
+    }
   }
 
   private until(when: () => boolean): Promise<void> {
@@ -126,46 +169,83 @@ export class JobRunner {
   private async run(id: string, teamId: string): Promise<void> {
     let resolved = false;
     await this.deps.pool.withThread(teamId, async (render) => {
+      if (this.stopped) return;
       const job = await claimJob(this.deps.db, id);
       if (!job) return;
-      resolved = true;
-      await this.process(job, render);
+      const running: Running = { job, current: true };
+      this.claimed.add(running);
+      try {
+        resolved = await processJob(this.deps, job, render, { current: () => running.current });
+      } finally {
+        this.claimed.delete(running);
+      }
     });
     if (resolved) this.deps.onResolved();
   }
+}
 
-  private async process(job: JobRow, render: RenderOnThread): Promise<void> {
-    const { db, files, s3, log } = this.deps;
-    const id = job.id;
-    try {
-      // S3 output uploads with the integration as it is now (the request checked there was one).
-      const integration = job.storeS3 ? await findS3Integration(db, job.teamId) : undefined;
-      if (job.storeS3 && !integration) {
-        throw new JobFailure('S3_INTEGRATION_MISSING', 'the team has no S3 integration any more (it was removed after the job was queued); configure one with POST /v1/integrations/s3');
-      }
-      const { pdf, warnings } = await render({ definitionJson: job.definition, data: JSON.parse(job.data), pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined });
-      if (warnings.length > 0) log.warn({ job: id, template: job.templateId, warnings: warnings.length }, 'rendered with warnings');
-      const filename = `${job.filename}.pdf`;
-      if (integration) {
-        const loc = s3Location(integration, filename, { bucket: job.s3Bucket, prefix: job.s3Filepath });
-        try {
-          await s3.upload(integration, loc, pdf);
-        } catch (e) {
-          if (e instanceof S3Failure) throw new JobFailure('S3_UPLOAD_FAILED', `the upload to bucket "${loc.bucket}" failed: ${e.message}`);
-          throw e;
-        }
-        await completeJob(db, job, { filename, s3Bucket: loc.bucket, s3Key: loc.key, warnings });
-      } else {
-        const stored = await files.save(job.teamId, filename, pdf, job.expiration);
-        await completeJob(db, job, { url: stored.url, filename, expiresAt: stored.expiresAt, warnings });
-      }
-    } catch (e) {
-      if (e instanceof JobFailure || e instanceof RenderFailure || e instanceof StorageFailure) {
-        await failJob(db, job, e.code, e.message);
-      } else {
-        log.error({ err: e, job: id }, 'job failed unexpectedly');
-        await failJob(db, job, 'RENDER_ERROR', 'rendering failed');
-      }
+/** Resolves true when `p` settles within `ms`, false when the time runs out first. */
+export async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  if (ms === Infinity) {
+    await p;
+    return true;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([p.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface ProcessOptions {
+  /** False once the job was handed back: its outcome is then not written. Default: always true. */
+  current?: () => boolean;
+  /** Runs in the transaction that completes or fails the job, with its webhook delivery's row id. */
+  webhook?: InTransaction;
+}
+
+/**
+ * Render claimed job `job` on `render`, store or upload the PDF, and complete the job; fail it
+ * (with its refund) on a render, storage or upload failure. Both writes are fenced on this start
+ * (completeJob, failJob). @returns whether this call resolved the job.
+ */
+export async function processJob(deps: Pick<RunnerDeps, 'db' | 'files' | 's3' | 'log'>, job: JobRow, render: RenderOnThread, opts: ProcessOptions = {}): Promise<boolean> {
+  const { db, files, s3, log } = deps;
+  const current = opts.current ?? (() => true);
+  const id = job.id;
+  try {
+    // S3 output uploads with the integration as it is now (the request checked there was one).
+    const integration = job.storeS3 ? await findS3Integration(db, job.teamId) : undefined;
+    if (job.storeS3 && !integration) {
+      throw new JobFailure('S3_INTEGRATION_MISSING', 'the team has no S3 integration any more (it was removed after the job was queued); configure one with POST /v1/integrations/s3');
     }
+    const { pdf, warnings } = await render({ definitionJson: job.definition, data: JSON.parse(job.data), pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined });
+    if (warnings.length > 0) log.warn({ job: id, template: job.templateId, warnings: warnings.length }, 'rendered with warnings');
+    const filename = `${job.filename}.pdf`;
+    if (integration) {
+      const loc = s3Location(integration, filename, { bucket: job.s3Bucket, prefix: job.s3Filepath });
+      try {
+        await s3.upload(integration, loc, pdf);
+      } catch (e) {
+        if (e instanceof S3Failure) throw new JobFailure('S3_UPLOAD_FAILED', `the upload to bucket "${loc.bucket}" failed: ${e.message}`);
+        throw e;
+      }
+      if (!current()) return false;
+      return await completeJob(db, job, { filename, s3Bucket: loc.bucket, s3Key: loc.key, warnings }, opts.webhook);
+    } else {
+      const stored = await files.save(job.teamId, filename, pdf, job.expiration);
+      if (!current()) return false;
+      return await completeJob(db, job, { url: stored.url, filename, expiresAt: stored.expiresAt, warnings }, opts.webhook);
+    }
+  } catch (e) {
+    // A job handed back (its render stopped with the pool at shutdown) runs again elsewhere.
+    if (!current()) return false;
+    if (e instanceof JobFailure || e instanceof RenderFailure || e instanceof StorageFailure) {
+      return failJob(db, job, e.code, e.message, opts.webhook);
+    }
+    log.error({ err: e, job: id }, 'job failed unexpectedly');
+    return failJob(db, job, 'RENDER_ERROR', 'rendering failed', opts.webhook);
   }
 }

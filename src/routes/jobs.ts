@@ -54,6 +54,8 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
       const problem = await webhookUrlProblem(body.webhook_url, s.config.webhookAllowPrivate);
       if (problem) throw validationError([{ path: 'webhook_url', message: problem }]);
     }
+    // Cluster mode queues the job in the transaction that writes it; in process, once it committed.
+    const enqueueIn = s.runner.inTransaction(teamId);
     const { job, creditsRemaining } = await insertJob(s.db, teamId, {
       templateId: body.template_id,
       definition,
@@ -66,8 +68,8 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
       pdfVariant: body.pdf_variant,
       webhookUrl: body.webhook_url,
       webhookSecretEnc: body.webhook_secret !== undefined ? s.secrets.seal(body.webhook_secret) : undefined,
-    });
-    s.runner.enqueue(job.id, teamId);
+    }, enqueueIn);
+    if (!enqueueIn) s.runner.enqueue(job.id, teamId);
     return c.json({ job_id: job.id, status: 'pending' as const, credits_remaining: creditsRemaining }, 202);
   });
   app.openapi(getOne, async (c) => c.json(toJobJson(await getJob(s.db, c.get('teamId'), c.req.valid('param').job_id)), 200));

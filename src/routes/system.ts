@@ -27,15 +27,24 @@ fetch('/openapi.json').then(r => r.json()).then(spec => {
 });
 </script></body></html>`;
 
-export function systemRoutes(app: OpenAPIHono<AppEnv>, s: Pick<Services, 'db' | 'config'> & { files?: Pick<Services['files'], 'blobs'> }): void {
+type HealthServices = Pick<Services, 'db' | 'config' | 'lifecycle'> & { files?: Pick<Services['files'], 'blobs'> };
+
+/** GET /healthz and GET /readyz (every role serves them, a worker nothing else). */
+export function healthRoutes(app: OpenAPIHono<AppEnv>, s: HealthServices): void {
   // Liveness with a report: 200 while the process serves, whatever its dependencies say.
   app.get('/healthz', async (c) => c.json(await healthReport(s.db, s.config.healthTimeoutMs, s.files?.blobs), 200));
-  // Readiness: 503 while a dependency does not answer, so a load balancer sends no traffic here.
+  // Readiness: 503 while a dependency does not answer, so a load balancer sends no traffic here;
+  // 503 {status: draining} at once when a graceful shutdown began (nothing is asked then).
   app.get('/readyz', async (c) => {
     const report = await healthReport(s.db, s.config.healthTimeoutMs, s.files?.blobs);
+    if (s.lifecycle?.draining) return c.json({ status: 'draining' as const, checks: {} }, 503);
     return c.json(report, report.status === 'ok' ? 200 : 503);
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });
+}
+
+export function systemRoutes(app: OpenAPIHono<AppEnv>, s: HealthServices): void {
+  healthRoutes(app, s);
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: { title: 'Platen API', version: '1.0.0', description: 'PDF generation from JSON templates and data.' },

@@ -31,10 +31,17 @@ export interface NewJob {
 }
 
 /**
- * Take one credit and write the job, pending, in one transaction (§3 first row).
+ * Work that must commit or roll back with a state move: called inside its transaction, on the
+ * transaction's handle (cluster mode: the pg-boss send of the job, or of its webhook delivery).
+ */
+export type InTransaction = (tx: Db, id: string) => Promise<void>;
+
+/**
+ * Take one credit and write the job, pending, in one transaction (§3 first row), with `enqueue`
+ * (the job's id) in the same transaction when given.
  * @throws ApiError 402 INSUFFICIENT_CREDITS.
  */
-export async function insertJob(db: Db, teamId: string, job: NewJob): Promise<{ job: JobRow; creditsRemaining: number }> {
+export async function insertJob(db: Db, teamId: string, job: NewJob, enqueue?: InTransaction): Promise<{ job: JobRow; creditsRemaining: number }> {
   const id = randomUUID();
   const now = new Date().toISOString();
   return db.transaction(async (tx) => {
@@ -60,11 +67,15 @@ export async function insertJob(db: Db, teamId: string, job: NewJob): Promise<{ 
       updatedAt: now,
     };
     const [inserted] = await tx.orm.insert(tx.t.jobs).values(row).returning();
+    if (enqueue) await enqueue(tx, id);
     return { job: inserted, creditsRemaining };
   });
 }
 
-/** Move pending -> processing. @returns the job, or undefined if it was not pending. */
+/**
+ * Move pending -> processing, one more attempt. @returns the job (its `attempts` is this start's
+ * number, the fence its completion or failure is written under), or undefined if it was not pending.
+ */
 export async function claimJob(db: Db, id: string): Promise<JobRow | undefined> {
   const { orm, t: { jobs } } = db;
   const [row] = await orm
@@ -73,6 +84,52 @@ export async function claimJob(db: Db, id: string): Promise<JobRow | undefined> 
     .where(and(eq(jobs.id, id), eq(jobs.status, 'pending')))
     .returning();
   return row;
+}
+
+/** What a worker of the shared queue found when it took job `id` (claimJobForRun). */
+export type ClaimOutcome =
+  | { run: JobRow }
+  | { done: 'finished' | 'missing' }
+  | { poisoned: JobRow };
+
+/**
+ * Take job `id` for one run, handed out by the shared queue (cluster mode): pending -> processing
+ * with one more attempt. A job found in processing was started before and never finished (its
+ * worker died, or its lease ran out): it is started again, or, when it was started `maxAttempts`
+ * times already, returned as poisoned for the caller to fail for good. A finished job is not run
+ * (the queue delivers at least once). The conditional UPDATE on (status, attempts) makes two
+ * workers that take the same job at once agree: one wins, the other finds nothing to do.
+ */
+export async function claimJobForRun(db: Db, id: string, maxAttempts: number): Promise<ClaimOutcome> {
+  const { orm, t: { jobs } } = db;
+  for (;;) {
+    const [row] = await orm.select().from(jobs).where(eq(jobs.id, id));
+    if (!row) return { done: 'missing' };
+    if (row.status === 'completed' || row.status === 'failed') return { done: 'finished' };
+    if (row.status === 'processing' && row.attempts >= maxAttempts) return { poisoned: row };
+    const [claimed] = await orm
+      .update(jobs)
+      .set({ status: 'processing', attempts: sql`${jobs.attempts} + 1`, updatedAt: new Date().toISOString() })
+      .where(and(eq(jobs.id, id), eq(jobs.status, row.status), eq(jobs.attempts, row.attempts)))
+      .returning();
+    if (claimed) return { run: claimed };
+    // Another worker moved it meanwhile: look again.
+  }
+}
+
+/**
+ * Give a started job back to the queue (a shutdown that could not wait for it): processing ->
+ * pending, its attempt not counted, only while this start (`job.attempts`) still holds it.
+ * @returns whether it was handed back.
+ */
+export async function handBackJob(db: Db, job: JobRow): Promise<boolean> {
+  const { orm, t: { jobs } } = db;
+  const rows = await orm
+    .update(jobs)
+    .set({ status: 'pending', attempts: sql`${jobs.attempts} - 1`, updatedAt: new Date().toISOString() })
+    .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing'), eq(jobs.attempts, job.attempts)))
+    .returning({ id: jobs.id });
+  return rows.length > 0;
 }
 
 export interface JobResult {
@@ -91,17 +148,27 @@ function webhookBody(job: JobRow, event: 'pdf.completed' | 'pdf.failed', detail:
   return JSON.stringify({ event, job_id: job.id, status, ...detail });
 }
 
-/** Write the job's webhook delivery (one per job; its delivery id is sent on every attempt). */
-async function queueWebhook(tx: Db, job: JobRow, event: 'pdf.completed' | 'pdf.failed', body: string, now: string): Promise<void> {
+/**
+ * Write the job's webhook delivery (one per job; its delivery id is sent on every attempt), and
+ * run `enqueue` with the delivery row's id in the same transaction when given.
+ */
+async function queueWebhook(tx: Db, job: JobRow, event: 'pdf.completed' | 'pdf.failed', body: string, now: string, enqueue?: InTransaction): Promise<void> {
   if (!job.webhookUrl) return;
-  await tx.orm
+  const [row] = await tx.orm
     .insert(tx.t.webhookDeliveries)
     .values({ jobId: job.id, deliveryId: randomUUID(), event, url: job.webhookUrl, body, status: 'pending', attempts: 0, nextAttemptAt: Date.now(), createdAt: now, updatedAt: now })
-    .onConflictDoNothing();
+    .onConflictDoNothing()
+    .returning({ id: tx.t.webhookDeliveries.id });
+  if (row && enqueue) await enqueue(tx, String(row.id));
 }
 
-/** Move processing -> completed with the result fields, and queue pdf.completed (§3). */
-export async function completeJob(db: Db, job: JobRow, result: JobResult): Promise<boolean> {
+/**
+ * Move processing -> completed with the result fields, and queue pdf.completed (§3), under the
+ * fence of this start (`job.attempts`): a start that lost the job (handed back, or taken over by
+ * another worker) changes nothing. `webhook` runs in the same transaction with the delivery's row id.
+ * @returns whether this call completed the job.
+ */
+export async function completeJob(db: Db, job: JobRow, result: JobResult, webhook?: InTransaction): Promise<boolean> {
   const now = new Date().toISOString();
   return db.transaction(async (tx) => {
     const { jobs } = tx.t;
@@ -118,31 +185,32 @@ export async function completeJob(db: Db, job: JobRow, result: JobResult): Promi
         resultS3Key: result.s3Key ?? null,
         warnings: JSON.stringify(result.warnings),
       })
-      .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing')))
+      .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing'), eq(jobs.attempts, job.attempts)))
       .returning({ id: jobs.id });
     if (updated.length === 0) return false;
     const payload = result.url !== undefined ? { url: result.url, filename: result.filename } : { s3_bucket: result.s3Bucket, s3_key: result.s3Key, filename: result.filename };
-    await queueWebhook(tx, job, 'pdf.completed', webhookBody(job, 'pdf.completed', { result: payload }), now);
+    await queueWebhook(tx, job, 'pdf.completed', webhookBody(job, 'pdf.completed', { result: payload }), now, webhook);
     return true;
   });
 }
 
 /**
  * Move processing -> failed, refund the credit (keyed on the job: once, whatever runs this), and
- * queue pdf.failed, all at once (§3, §7.2).
+ * queue pdf.failed, all at once (§3, §7.2), under the fence of this start (`job.attempts`, as
+ * completeJob). `webhook` runs in the same transaction with the delivery's row id.
  */
-export async function failJob(db: Db, job: JobRow, code: string, message: string): Promise<boolean> {
+export async function failJob(db: Db, job: JobRow, code: string, message: string, webhook?: InTransaction): Promise<boolean> {
   const now = new Date().toISOString();
   return db.transaction(async (tx) => {
     const { jobs } = tx.t;
     const updated = await tx.orm
       .update(jobs)
       .set({ status: 'failed', updatedAt: now, completedAt: now, errorCode: code, errorMessage: message })
-      .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing')))
+      .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing'), eq(jobs.attempts, job.attempts)))
       .returning({ id: jobs.id });
     if (updated.length === 0) return false;
     await refundCredit(tx, job.teamId, job.id);
-    await queueWebhook(tx, job, 'pdf.failed', webhookBody(job, 'pdf.failed', { error: { message, code } }), now);
+    await queueWebhook(tx, job, 'pdf.failed', webhookBody(job, 'pdf.failed', { error: { message, code } }), now, webhook);
     return true;
   });
 }

@@ -6,6 +6,10 @@
  * its row with a conditional UPDATE, so one process makes it even when several share the database.
  * Every attempt of one delivery carries the same X-Platen-Delivery id (a UUID), so a receiver can
  * drop duplicates. The target's address is checked again at connection time (DNS can change).
+ *
+ * In cluster mode the scheduling here (kick, timers) is not used: each attempt is a pg-boss job
+ * (src/jobs/boss.ts) that calls attemptById, and a retry is the next pg-boss job, sent in the
+ * transaction that records the failed attempt.
  */
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
@@ -26,6 +30,8 @@ export interface DelivererOptions {
 }
 
 type Delivery = Tables['webhookDeliveries']['$inferSelect'];
+/** Runs in the transaction that records a failed attempt whose retry is due in `delayMs`. */
+export type ScheduleRetry = (tx: Db, deliveryRowId: number, delayMs: number) => Promise<void>;
 /** An answer, or a failure: `retry` false for targets that will never be allowed (no point retrying). */
 type Outcome = { status: number } | { error: string; retry: boolean };
 
@@ -106,11 +112,24 @@ export class WebhookDeliverer {
     if (this.timer) clearTimeout(this.timer);
   }
 
+  /**
+   * Make one attempt of delivery row `id` now, whatever its next_attempt_at says, and record it;
+   * a failed attempt with a retry due runs `retry` in the recording transaction.
+   * @returns the delivery's state after the attempt, or null when it is not pending (delivered or
+   *   failed already, or gone with its job): nothing was sent.
+   */
+  async attemptById(id: number, retry: ScheduleRetry): Promise<Delivery['status'] | null> {
+    const { orm, t: { webhookDeliveries } } = this.db;
+    const [d] = await orm.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
+    if (!d || d.status !== 'pending') return null;
+    return this.attempt(d, retry);
+  }
+
   private get timeoutMs(): number {
     return this.opts.timeoutMs ?? 10_000;
   }
 
-  private async attempt(d: Delivery): Promise<void> {
+  private async attempt(d: Delivery, retry?: ScheduleRetry): Promise<Delivery['status']> {
     let outcome: Outcome;
     try {
       outcome = await this.send(d);
@@ -118,7 +137,7 @@ export class WebhookDeliverer {
       // Nothing was sent (e.g. the stored secret no longer decrypts: PLATEN_SECRET changed).
       outcome = { error: `not sent: ${(err as Error).message}`, retry: false };
     }
-    await this.record(d, outcome);
+    return this.record(d, outcome, retry);
   }
 
   private async send(d: Delivery): Promise<Outcome> {
@@ -145,24 +164,29 @@ export class WebhookDeliverer {
     return this.post(d.url, d.body, headers);
   }
 
-  private async record(d: Delivery, outcome: Outcome): Promise<void> {
+  private async record(d: Delivery, outcome: Outcome, retry?: ScheduleRetry): Promise<Delivery['status']> {
     const attempts = d.attempts + 1;
     const now = new Date().toISOString();
-    let next: Partial<Delivery>;
+    let next: Partial<Delivery> & { status: Delivery['status'] };
+    let delay: number | undefined;
     if ('status' in outcome && outcome.status >= 200 && outcome.status < 300) {
       next = { status: 'delivered', lastStatusCode: outcome.status, lastError: null };
     } else {
       const retryable = 'error' in outcome ? outcome.retry : outcome.status >= 500;
-      const delay = this.opts.retryDelays[attempts - 1];
+      delay = this.opts.retryDelays[attempts - 1];
       const lastStatusCode = 'status' in outcome ? outcome.status : null;
       const lastError = 'error' in outcome ? outcome.error : `HTTP ${outcome.status}`;
       next = retryable && delay !== undefined
         ? { status: 'pending', nextAttemptAt: Date.now() + delay, lastStatusCode, lastError }
         : { status: 'failed', lastStatusCode, lastError };
     }
-    const { orm, t: { webhookDeliveries } } = this.db;
-    await orm.update(webhookDeliveries).set({ ...next, attempts, updatedAt: now }).where(eq(webhookDeliveries.id, d.id));
+    await this.db.transaction(async (tx) => {
+      const { orm, t: { webhookDeliveries } } = tx;
+      await orm.update(webhookDeliveries).set({ ...next, attempts, updatedAt: now }).where(eq(webhookDeliveries.id, d.id));
+      if (retry && next.status === 'pending' && delay !== undefined) await retry(tx, d.id, delay);
+    });
     this.log.info({ delivery: d.id, job: d.jobId, event: d.event, attempt: attempts, result: next.status, code: next.lastStatusCode }, 'webhook attempt');
+    return next.status;
   }
 
   private post(url: string, body: string, headers: Record<string, string>): Promise<Outcome> {
