@@ -18,6 +18,7 @@ import { cdnRoutes } from './routes/cdn.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { pdfRoutes } from './routes/pdf.ts';
+import { imageRoutes } from './routes/image.ts';
 import { previewRoutes } from './routes/preview.ts';
 import { newRouter } from './routes/router.ts';
 import { schemaRoutes } from './routes/schemas.ts';
@@ -82,5 +83,6 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   v1.route('/account', accountRoutes(s));
   v1.route('/integrations', integrationRoutes(s));
   app.route('/v1', v1);
+  v1.route('/image', imageRoutes(s));
   return app;
 }

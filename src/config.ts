@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_CACHE_MB, DEFAULT_LIMITS, type Limits } from '../engine/index.ts';
+import { DEFAULT_CACHE_MB, DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_PIXELS, type Limits } from '../engine/index.ts';
 import { isAddressOrRange } from './middleware/client-address.ts';
 
 /** The validated configuration of one server. */
@@ -48,6 +48,8 @@ export interface Config {
   seedDemo: boolean;
   /** The engine's per-render limits (PLATEN_MAX_PAGES, PLATEN_MAX_GLYPHS, ...): pages, characters, boxes, nodes, data depth, image size. */
   engineLimits: EngineLimits;
+  /** Largest image output (POST /v1/image/create, PNG previews), width x height in pixels (PLATEN_MAX_IMAGE_OUTPUT_PIXELS). */
+  maxImageOutputPixels: number;
   renderThreads: number;
   /** V8 heap limit of one render thread, MiB. */
   renderMemoryMb: number;
@@ -205,6 +207,7 @@ const envSchema = z.object({
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
       }
     }),
+  PLATEN_MAX_IMAGE_OUTPUT_PIXELS: int(10_000, 1_000_000_000).default(DEFAULT_MAX_IMAGE_PIXELS),
 });
 
   PLATEN_MAX_SVG_ELEMENTS: int(10, 10_000_000).default(DEFAULT_LIMITS.maxSvgElements),
@@ -315,6 +318,7 @@ function storageConfig(e: z.infer<typeof envSchema>): StorageConfig {
     kind: 's3',
     bucket,
     prefix,
+    maxImageOutputPixels: e.PLATEN_MAX_IMAGE_OUTPUT_PIXELS,
     endpoint: e.PLATEN_STORAGE_ENDPOINT,
     region: e.PLATEN_STORAGE_REGION,
     accessKeyId: e.PLATEN_STORAGE_ACCESS_KEY_ID as string,

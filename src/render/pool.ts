@@ -13,11 +13,13 @@
 import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { Piscina } from 'piscina';
-import { DEFAULT_CACHE_MB, DEFAULT_LIMITS, type Limits, type PdfVariant, type RenderWarning } from '../../engine/index.ts';
+import { DEFAULT_CACHE_MB, DEFAULT_LIMITS, type Limits, type PdfVariant, type Protection, type RenderWarning } from '../../engine/index.ts';
 import type { EngineLimits } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { FairQueue, type Release } from './fair-queue.ts';
-import type { RenderOutcome, RenderTask, RenderWorkerData, ThreadReady } from './task.ts';
+import type { ImageTask, RenderOutcome, RenderTask, RenderWorkerData, ThreadReady } from './task.ts';
+
+export type { ImageTask } from './task.ts';
 
 // V8 "pretenures" allocation sites whose objects survived a scavenge: their objects then go
 // straight to the old generation. A scavenge that lands mid-render finds that render's objects
@@ -77,6 +79,12 @@ export interface RenderInput {
   pdfVariant?: PdfVariant;
   /** Text drawn diagonally over every page (previews: "PREVIEW"). */
   watermark?: string;
+  /** Image output: one page as PNG or JPEG instead of the PDF (pdfVariant is ignored). */
+  image?: ImageTask;
+  /** Bytes of the image sources fetched before the render (URLs, assets), by source. */
+  images?: Map<string, Uint8Array>;
+  /** Encrypt the PDF (password, owner_password, permissions). */
+  protection?: Protection;
 }
 
 /**
@@ -84,7 +92,10 @@ export interface RenderInput {
  * call to the result in milliseconds (waiting for a thread, the handoff both ways, the render).
  */
 export interface RenderResult {
+  /** The PDF; with `input.image`, the image file. */
   pdf: Buffer;
+  /** With `input.image`: the image's pixel size. */
+  image?: { width: number; height: number };
   pages: number;
   warnings: RenderWarning[];
   ms: number;
@@ -271,10 +282,10 @@ export class RenderPool {
    * Render `definitionJson` with `data` on a thread, once `options.team`'s turn comes.
    * @throws RenderFailure when the engine refuses or fails, or the render is stopped.
    */
-  render(definitionJson: string, data: unknown, options: { team?: string; now?: Date; pdfVariant?: PdfVariant; watermark?: string } = {}): Promise<RenderResult> {
+  render(definitionJson: string, data: unknown, options: { team?: string; now?: Date; pdfVariant?: PdfVariant; watermark?: string; image?: ImageTask; images?: Map<string, Uint8Array>; protection?: Protection } = {}): Promise<RenderResult> {
     const start = performance.now();
     return this.withThread(options.team ?? '', async (render) => {
-      const result = await render({ definitionJson, data, now: options.now, pdfVariant: options.pdfVariant, watermark: options.watermark });
+      const result = await render({ definitionJson, data, now: options.now, pdfVariant: options.pdfVariant, watermark: options.watermark, image: options.image, images: options.images, protection: options.protection });
       return { ...result, ms: performance.now() - start };
     });
   }
@@ -303,10 +314,10 @@ export class RenderPool {
       // A render still running past the slow mark caps its team at once, not only when it ends.
       const slowMark = setTimeout(() => this.noteSpeed(team, performance.now() - start, false), this.limits.slowMs || DEFAULT_SLOW_MS);
       try {
-        const task: RenderTask = { definitionJson: input.definitionJson, data: input.data, now: (input.now ?? new Date()).getTime(), pdfVariant: input.pdfVariant, watermark: input.watermark };
+        const task: RenderTask = { definitionJson: input.definitionJson, data: input.data, now: (input.now ?? new Date()).getTime(), pdfVariant: input.pdfVariant, watermark: input.watermark, image: input.image, images: input.images, protection: input.protection };
         const out = await thread.render(task);
         if (!out.ok) throw new RenderFailure(out.code, out.message, out.path);
-        return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), pages: out.pages, warnings: out.warnings, ms: performance.now() - start };
+        return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), image: out.image, pages: out.pages, warnings: out.warnings, ms: performance.now() - start };
       } finally {
         clearTimeout(slowMark);
         this.noteSpeed(team, performance.now() - start, true);

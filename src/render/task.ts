@@ -1,11 +1,11 @@
 /**
- * The work one render thread does: definition + data -> PDF bytes through the engine. Errors come
+ * The work one render thread does: definition + data -> PDF bytes (or one page as an image) through the engine. Errors come
  * back as values (RenderError's code, message and path survive the thread boundary).
  */
 import { readlinkSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { workerData } from 'node:worker_threads';
-import { BUNDLED_FONT_DIR, configureCaches, FontLibrary, renderPdf, RenderError, type Limits, type PdfVariant } from '../../engine/index.ts';
+import { BUNDLED_FONT_DIR, configureCaches, FontLibrary, renderImage, renderPdf, RenderError, type ImageFormat, type Limits, type PdfVariant, type Protection } from '../../engine/index.ts';
 import { definitionCache } from './definitions.ts';
 
 /** What every task of a pool shares: extra font folders (PLATEN_FONT_DIRS) and the engine's limits (PLATEN_MAX_*). */
@@ -33,11 +33,25 @@ export interface RenderTask {
   pdfVariant?: PdfVariant;
   /** Text drawn diagonally over every page (previews). */
   watermark?: string;
+  /** Image output instead of a PDF: one page as PNG or JPEG (pdfVariant is ignored). */
+  image?: ImageTask;
+  /** Bytes of the image sources fetched before the render (URLs, assets), by source. */
+  images?: Map<string, Uint8Array>;
+  /** Encrypt the PDF (request fields password, owner_password, permissions). */
+  protection?: Protection;
+}
+
+/** An image render: page `page` (from 1) at `scale` pixels per point, at most `maxPixels` pixels. */
+export interface ImageTask {
+  format: ImageFormat;
+  scale: number;
+  page: number;
+  maxPixels: number;
 }
 
 /** What a render gives back; `heapMb`: this thread's V8 heap in use right after it, in MiB (for recycling). */
 export type RenderOutcome = (
-  | { ok: true; pdf: Uint8Array; pages: number; warnings: import('../../engine/index.ts').RenderWarning[] }
+  | { ok: true; pdf: Uint8Array; pages: number; warnings: import('../../engine/index.ts').RenderWarning[]; image?: { width: number; height: number } }
   | { ok: false; code: string; message: string; path?: string }
 ) & { heapMb: number };
 
@@ -47,7 +61,12 @@ const heapMb = () => getHeapStatistics().used_heap_size / 1048576;
 
 export default async function render(task: RenderTask): Promise<RenderOutcome> {
   try {
-    const result = await renderPdf(definitionOf(task.definitionJson), task.data, { now: new Date(task.now), pdfVariant: task.pdfVariant, watermark: task.watermark, fonts, limits });
+    if (task.image) {
+      const img = await renderImage(definitionOf(task.definitionJson), task.data, { now: new Date(task.now), watermark: task.watermark, fonts, limits, images: task.images, ...task.image });
+      // `pdf` carries the output file: here the image.
+      return { ok: true, pdf: new Uint8Array(img.image.buffer, img.image.byteOffset, img.image.byteLength), pages: img.pages, warnings: img.warnings, image: { width: img.width, height: img.height }, heapMb: heapMb() };
+    }
+    const result = await renderPdf(definitionOf(task.definitionJson), task.data, { now: new Date(task.now), pdfVariant: task.pdfVariant, watermark: task.watermark, fonts, limits, images: task.images, protection: task.protection });
     // Structured clone copies the bytes to the main thread: some µs for an invoice. (Moving them
     // would need piscina's private symbols, which the single binary's separate bundles don't share.)
     return { ok: true, pdf: new Uint8Array(result.pdf.buffer, result.pdf.byteOffset, result.pdf.byteLength), pages: result.pages, warnings: result.warnings, heapMb: heapMb() };

@@ -63,7 +63,7 @@ const parsedDefinition = definitionCache();
  * nested too deep) is the caller's fault: 400 VALIDATION_ERROR with paths `data.<path>` before any
  * credit moves. A stored definition that no longer validates is refused the same way, naming it.
  */
-function checkDataFor(definitionJson: string, data: unknown, templateId: string, limits: Pick<Limits, 'maxDataDepth'>): void {
+export function checkDataFor(definitionJson: string, data: unknown, templateId: string, limits: Pick<Limits, 'maxDataDepth'>): void {
   let faults;
   try {
     faults = checkData(parsedDefinition(definitionJson), data, { maxDataDepth: limits.maxDataDepth });
@@ -82,7 +82,7 @@ function checkDataFor(definitionJson: string, data: unknown, templateId: string,
  * message and path in `render_error`, 502 S3_UPLOAD_FAILED if the upload to the bucket fails, 503
  * STORAGE_UNAVAILABLE if the file store does not take the file.
  */
-async function renderOrRefund<T>(db: Db, teamId: string, pendingId: number, work: () => Promise<T>, s3?: { bucket: string; key: string }): Promise<T> {
+export async function renderOrRefund<T>(db: Db, teamId: string, pendingId: number, work: () => Promise<T>, s3?: { bucket: string; key: string }): Promise<T> {
   let result: T;
   try {
     result = await work();

@@ -82,11 +82,11 @@ export class S3Storage {
     this.timeoutMs = opts.timeoutMs ?? 60_000;
   }
 
-  /** PUT the PDF at `loc`. @throws S3Failure. */
-  async upload(row: S3IntegrationRow, loc: S3Location, pdf: Buffer): Promise<void> {
+  /** PUT the PDF (or image: `contentType`) at `loc`. @throws S3Failure. */
+  async upload(row: S3IntegrationRow, loc: S3Location, pdf: Buffer, contentType = 'application/pdf'): Promise<void> {
     const session = this.open(row);
     try {
-      await this.call(session, () => session.client.putObject(loc.bucket, loc.key, pdf, pdf.length, { 'Content-Type': 'application/pdf' }));
+      await this.call(session, () => session.client.putObject(loc.bucket, loc.key, pdf, pdf.length, { 'Content-Type': contentType }));
     } finally {
       session.agent.destroy();
     }

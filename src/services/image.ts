@@ -1,0 +1,112 @@
+/**
+ * Synchronous image generation (POST /v1/image/create): one page of a template (of type image, or
+ * a PDF template: its page `page`) painted as PNG or JPEG by the engine's raster backend, on the
+ * render pool with the same limits and error model as PDF generation: one credit, refunded when
+ * anything after the debit fails. A page past the document's last is the caller's fault (400
+ * VALIDATION_ERROR naming `page`), found only by rendering, so its credit is refunded too.
+ */
+import type { Db } from '../../db/database.ts';
+import { imagePixelSize, RenderError, type RenderWarning } from '../../engine/index.ts';
+import type { Logger } from '../logger.ts';
+import { ApiError, validationError } from '../errors.ts';
+import type { ImageTask, RenderPool } from '../render/pool.ts';
+import { IMAGE_EXTENSIONS, type CreateImageBody } from '../schemas/image.ts';
+import { debitSyncGeneration } from './credits.ts';
+import { checkDataFor, renderOrRefund, wantsS3 } from './generate.ts';
+import type { FileStore } from './files.ts';
+import { requireS3Integration } from './integrations.ts';
+import { s3Location, type S3Storage } from './s3.ts';
+import { definitionFor, getTemplate } from './templates.ts';
+
+export interface ImageDeps {
+  db: Db;
+  pool: RenderPool;
+  files: FileStore;
+  s3: S3Storage;
+  log: Logger;
+  /** PLATEN_MAX_IMAGE_OUTPUT_PIXELS. */
+  maxPixels: number;
+}
+
+/** What an image generation gives back; `renderMs`: its time in the render pool. */
+export type ImageResult = (
+  | { kind: 'binary'; image: Buffer; contentType: string; creditsRemaining: number }
+  | { kind: 'url'; url: string; filename: string; creditsRemaining: number; expiresIn: number }
+  | { kind: 's3'; bucket: string; key: string; filename: string; creditsRemaining: number }
+) & { renderMs: number; warnings: RenderWarning[]; width: number; height: number; page: number; pages: number };
+
+/** The media type of an image format. */
+export function imageContentType(format: ImageTask['format']): string {
+  return format === 'jpeg' ? 'image/jpeg' : 'image/png';
+}
+
+/**
+ * 400 VALIDATION_ERROR naming `scale` when a page of `definitionJson` at `scale` would have more
+ * than `maxPixels` pixels (every page has the template's page size, so this is known up front).
+ */
+export function checkImageSize(definitionJson: string, scale: number, maxPixels: number): void {
+  let size;
+  try {
+    size = imagePixelSize(JSON.parse(definitionJson), scale);
+  } catch (e) {
+    if (e instanceof RenderError) return; // an invalid definition is reported by the data check
+    throw e;
+  }
+  if (size.width * size.height > maxPixels) {
+    const fits = Math.sqrt(maxPixels / ((size.width * size.height) / (scale * scale)));
+    throw validationError([
+      {
+        path: 'scale',
+        message: `the image would be ${size.width} x ${size.height} pixels, more than the ${maxPixels.toLocaleString('en')} allowed (PLATEN_MAX_IMAGE_OUTPUT_PIXELS); use a scale of at most ${Math.floor(fits * 100) / 100}`,
+      },
+    ]);
+  }
+}
+
+/**
+ * A render failure that is the request's fault rather than the render's: a page past the last
+ * one. @returns the 400 to answer (the credit already refunded), or the error unchanged.
+ */
+export function pageError(e: unknown, refunded: boolean): unknown {
+  if (e instanceof ApiError && (e.extra.render_error as { code?: string } | undefined)?.code === 'PAGE_OUT_OF_RANGE') {
+    const message = (e.extra.render_error as { message: string }).message.replace(/^page: /, '');
+    return validationError([{ path: 'page', message: refunded ? `${message}; the credit was refunded` : message }]);
+  }
+  return e;
+}
+
+/** POST /v1/image/create. @throws ApiError as POST /v1/pdf/create, and 400 VALIDATION_ERROR for `scale` (too many pixels) or `page` (past the last page). */
+export async function generateImage(deps: ImageDeps, teamId: string, req: CreateImageBody): Promise<ImageResult> {
+  const template = await getTemplate(deps.db, teamId, req.template_id);
+  const definition = await definitionFor(deps.db, template, req.version);
+  checkDataFor(definition, req.data, req.template_id, deps.pool.engineLimits);
+  checkImageSize(definition, req.scale, deps.maxPixels);
+  const integration = wantsS3(req) ? await requireS3Integration(deps.db, teamId) : null;
+  const filename = `${req.filename}.${IMAGE_EXTENSIONS[req.format]}`;
+  const contentType = imageContentType(req.format);
+  const loc = integration ? s3Location(integration, filename, { bucket: req.s3_bucket, prefix: req.s3_filepath }) : undefined;
+  const { balance, pendingId } = await debitSyncGeneration(deps.db, teamId);
+  const image: ImageTask = { format: req.format, scale: req.scale, page: req.page, maxPixels: deps.maxPixels };
+  try {
+    return await renderOrRefund(
+      deps.db,
+      teamId,
+      pendingId,
+      async (): Promise<ImageResult> => {
+        const out = await deps.pool.render(definition, req.data, { team: teamId, image });
+        const common = { renderMs: out.ms, warnings: out.warnings, width: out.image?.width ?? 0, height: out.image?.height ?? 0, page: req.page, pages: out.pages };
+        if (out.warnings.length > 0) deps.log.warn({ template: req.template_id, warnings: out.warnings.length }, 'rendered with warnings');
+        if (req.export_type === 'binary') return { kind: 'binary', image: out.pdf, contentType, creditsRemaining: balance, ...common };
+        if (integration && loc) {
+          await deps.s3.upload(integration, loc, out.pdf, contentType);
+          return { kind: 's3', bucket: loc.bucket, key: loc.key, filename, creditsRemaining: balance, ...common };
+        }
+        const stored = await deps.files.save(teamId, filename, out.pdf, req.expiration);
+        return { kind: 'url', url: stored.url, filename, creditsRemaining: balance, expiresIn: req.expiration, ...common };
+      },
+      loc,
+    );
+  } catch (e) {
+    throw pageError(e, true);
+  }
+}
