@@ -1,5 +1,6 @@
 /** Unauthenticated routes: GET /healthz, GET /readyz, GET /openapi.json, GET /docs. */
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { withExamples } from '../openapi/examples.ts';
 import type { AppEnv, Services } from '../app.ts';
 import { healthReport } from '../services/health.ts';
 
@@ -36,18 +37,26 @@ export function healthRoutes(app: OpenAPIHono<AppEnv>, s: HealthServices): void 
   // Readiness: 503 while a dependency does not answer, so a load balancer sends no traffic here;
   // 503 {status: draining} at once when a graceful shutdown began (nothing is asked then).
   app.get('/readyz', async (c) => {
-    const report = await healthReport(s.db, s.config.healthTimeoutMs, s.files?.blobs);
     if (s.lifecycle?.draining) return c.json({ status: 'draining' as const, checks: {} }, 503);
+    const report = await healthReport(s.db, s.config.healthTimeoutMs, s.files?.blobs);
     return c.json(report, report.status === 'ok' ? 200 : 503);
   });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });
 }
 
 export function systemRoutes(app: OpenAPIHono<AppEnv>, s: HealthServices): void {
   healthRoutes(app, s);
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: { title: 'Platen API', version: '1.0.0', description: 'PDF generation from JSON templates and data.' },
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });
+  // Generated from the routes' schemas on first request (every route is registered by then), with
+  // each operation's request and response examples added.
+  let document: unknown;
+  app.get('/openapi.json', (c) => {
+    document ??= withExamples(
+      app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: { title: 'Platen API', version: '1.0.0', description: 'PDF generation from JSON templates and data.' },
+      }),
+    );
+    return c.json(document as object);
   });
   app.get('/docs', (c) => c.html(DOCS_HTML));
 }
