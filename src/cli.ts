@@ -37,14 +37,19 @@ interface RenderJob {
   variant: PdfVariant | undefined;
   fonts: FontLibrary | undefined;
   json: boolean | undefined;
+  /** --pdf-ua: claim and meet PDF/UA-1. */
+  pdfUa?: boolean;
+  /** --no-tags: an untagged PDF (the template's "tagged": false). */
+  noTags?: boolean;
 }
 
 /** Read the files, render, write the PDF and print one line. @throws UsageError, RenderError */
 async function renderOnce(job: RenderJob): Promise<void> {
-  const definition = readJson(job.templatePath, 'template');
+  const read = readJson(job.templatePath, 'template');
+  const definition = job.noTags && read && typeof read === 'object' ? { ...(read as object), tagged: false } : read;
   const data = job.dataPath ? readJson(job.dataPath, 'data') : {};
   const started = performance.now();
-  const result = await renderPdf(definition, data, { pdfVariant: job.variant, fonts: job.fonts });
+  const result = await renderPdf(definition, data, { pdfVariant: job.variant, fonts: job.fonts, pdfUa: job.pdfUa });
   for (const w of result.warnings) process.stderr.write(`warning: ${w.code} at ${w.path || "(root)"}: ${w.message}\n`);
   mkdirSync(dirname(resolve(job.output)), { recursive: true });
   writeFileSync(job.output, result.pdf);
@@ -100,19 +105,23 @@ async function render(args: string[]): Promise<void> {
       output: { type: 'string', short: 'o' },
       json: { type: 'boolean' },
       'pdf-variant': { type: 'string' },
+      'pdf-ua': { type: 'boolean' },
+      'no-tags': { type: 'boolean' },
       'font-dir': { type: 'string', multiple: true },
       watch: { type: 'boolean', short: 'w' },
     },
   });
   const [templatePath, dataPath] = positionals;
-  if (!templatePath || !values.output) throw new UsageError('usage: render TEMPLATE.json [DATA.json] -o OUT.pdf [--pdf-variant pdf/a-2b] [--font-dir DIR]... [--watch] [--json] (platen help for more)');
+  if (!templatePath || !values.output) throw new UsageError('usage: render TEMPLATE.json [DATA.json] -o OUT.pdf [--pdf-variant pdf/a-2b] [--pdf-ua] [--no-tags] [--font-dir DIR]... [--watch] [--json] (platen help for more)');
   const variant = values['pdf-variant'];
   if (variant !== undefined && !(PDF_VARIANTS as readonly string[]).includes(variant)) {
     throw new UsageError(`--pdf-variant must be one of ${PDF_VARIANTS.join(', ')}`);
   }
   const fontDirs = values['font-dir'] ?? [];
   const fonts = fontDirs.length > 0 ? new FontLibrary([BUNDLED_FONT_DIR, ...fontDirs]) : undefined;
-  const job: RenderJob = { templatePath, dataPath, output: values.output, variant: variant as PdfVariant | undefined, fonts, json: values.json };
+  if (values['pdf-ua'] && values['no-tags']) throw new UsageError('--pdf-ua needs a tagged PDF: leave out --no-tags');
+  if (values['pdf-ua'] && variant === 'pdf/a-1b') throw new UsageError('--pdf-ua cannot be combined with --pdf-variant pdf/a-1b (PDF/A-1 is based on PDF 1.4); use pdf/a-2b or pdf/a-3b');
+  const job: RenderJob = { templatePath, dataPath, output: values.output, variant: variant as PdfVariant | undefined, fonts, json: values.json, pdfUa: values['pdf-ua'], noTags: values['no-tags'] };
   if (values.watch) return watchAndRender(job);
   return renderOnce(job);
 }
@@ -129,6 +138,9 @@ commands:
                                          render a template without server or database
       -o, --output FILE                  where to write the PDF (its folder is created)
       --pdf-variant VARIANT              PDF/A output: ${PDF_VARIANTS.join(', ')}
+      --pdf-ua                           PDF/UA-1 (accessible PDF): needs metadata.title, metadata.language and alt on
+                                         every image and code; combines with pdf/a-2b and pdf/a-3b
+      --no-tags                          an untagged PDF (smallest file; as "tagged": false in the template)
       --font-dir DIR                     a folder of extra fonts used as fallbacks (repeatable)
       -w, --watch                        render again whenever the template or data file changes (until Ctrl+C);
                                          faults are printed and the watch goes on; with --json one object per render

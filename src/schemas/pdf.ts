@@ -23,12 +23,30 @@ export const createPdfBody = z
     s3_filepath: s3KeyPrefix.optional().openapi({ description: "store_s3: key prefix instead of the integration's default_prefix", example: 'invoices/2025/' }),
     s3_bucket: s3BucketName.optional().openapi({ description: "store_s3: this bucket instead of the integration's" }),
     pdf_variant: z.enum(PDF_VARIANTS).optional(),
+    pdf_ua: z
+      .boolean()
+      .optional()
+      .openapi({ description: "claim and meet PDF/UA-1 (accessible PDF): tagged, titled, every image and code with alt text; default: the template's pdfUa, else false; not with pdf_variant pdf/a-1b" }),
     version: z.string().min(1).max(50).optional().openapi({ description: 'a version number (as a string) or a tag; default: the draft' }),
   })
   .strict()
   .openapi('CreatePdfRequest');
 
 export type CreatePdfBody = z.infer<typeof createPdfBody>;
+
+/**
+ * The definition to render with the request's `pdf_ua` in it (the template root's `pdfUa`, which
+ * the request overrides; jobs store the definition, so it travels with them).
+ * @throws ApiError VALIDATION_ERROR (path `pdf_ua`) with pdf_variant "pdf/a-1b": PDF/UA-1 needs
+ *   what PDF/A-1 (PDF 1.4) cannot have.
+ */
+export function withPdfUa(definitionJson: string, req: Pick<CreatePdfBody, 'pdf_ua' | 'pdf_variant'>): string {
+  if (req.pdf_ua === undefined) return definitionJson;
+  if (req.pdf_ua && req.pdf_variant === 'pdf/a-1b') {
+    throw validationError([{ path: 'pdf_ua', message: 'PDF/UA-1 cannot be combined with pdf/a-1b (PDF/A-1 is based on PDF 1.4); use pdf/a-2b or pdf/a-3b, or leave out pdf_ua' }]);
+  }
+  return JSON.stringify({ ...(JSON.parse(definitionJson) as object), pdfUa: req.pdf_ua });
+}
 
 /** A render warning: something drawn imperfectly without failing. */
 export const renderWarning = z

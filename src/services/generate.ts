@@ -10,7 +10,7 @@ import { checkData, RenderError, type Limits, type RenderWarning } from '../../e
 import { ApiError, validationError } from '../errors.ts';
 import { definitionCache } from '../render/definitions.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
-import type { CreatePdfBody } from '../schemas/pdf.ts';
+import { protectionOf, withPdfUa, type CreatePdfBody } from '../schemas/pdf.ts';
 import { debitSyncGeneration, refundSyncGeneration, settleSyncGeneration } from './credits.ts';
 import type { FileStore } from './files.ts';
 import { requireS3Integration, type S3IntegrationRow } from './integrations.ts';
@@ -52,7 +52,8 @@ export async function checkRequest(db: Db, teamId: string, req: CreatePdfBody, l
   if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; use the image endpoint`);
   const definition = await definitionFor(db, template, req.version);
   checkDataFor(definition, req.data, req.template_id, limits);
-  return { definition, integration: wantsS3(req) ? await requireS3Integration(db, teamId) : null };
+  // pdf_ua goes into the definition rendered (and stored with a job): the template's pdfUa.
+  return { definition: withPdfUa(definition, req), integration: wantsS3(req) ? await requireS3Integration(db, teamId) : null };
 }
 
 // The data check validates each stored definition once, not on every request.
