@@ -17,8 +17,8 @@ import { accountRoutes } from './routes/account.ts';
 import { cdnRoutes } from './routes/cdn.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { jobRoutes } from './routes/jobs.ts';
-import { pdfRoutes } from './routes/pdf.ts';
 import { imageRoutes } from './routes/image.ts';
+import { pdfRoutes } from './routes/pdf.ts';
 import { previewRoutes } from './routes/preview.ts';
 import { newRouter } from './routes/router.ts';
 import { schemaRoutes } from './routes/schemas.ts';
@@ -41,14 +41,14 @@ export interface AppEnv {
   };
 }
 
-/** Everything routes need; built by server.ts. */
-export interface Services {
 /** The process's state as the health checks see it. */
 export interface Lifecycle {
   /** True from the start of a graceful shutdown: /readyz answers 503 so load balancers drain the node. */
   draining: boolean;
 }
 
+/** Everything routes need; built by server.ts. */
+export interface Services {
   config: Config;
   db: Db;
   pool: RenderPool;
@@ -59,6 +59,8 @@ export interface Lifecycle {
   /** The async job queue: in process (SQLite) or pg-boss (cluster mode). */
   runner: JobQueue;
   deliverer: WebhookDeliverer;
+  /** Shutdown state (absent: never draining). */
+  lifecycle?: Lifecycle;
 }
 
 export function createApp(s: Services): OpenAPIHono<AppEnv> {
@@ -79,10 +81,10 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   v1.use('*', authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit }));
   v1.route('/pdf', pdfRoutes(s));
   v1.route('/pdf', jobRoutes(s));
+  v1.route('/image', imageRoutes(s));
   v1.route('/templates', templateRoutes(s));
   v1.route('/account', accountRoutes(s));
   v1.route('/integrations', integrationRoutes(s));
   app.route('/v1', v1);
-  v1.route('/image', imageRoutes(s));
   return app;
 }

@@ -66,8 +66,6 @@ export interface Config {
   jobConcurrency: number;
   /** Starts of a job (renders that crashed, or were cut short by the process stopping) before it fails for good. */
   jobMaxAttempts: number;
-  /** Requests per minute per API key. */
-  rateLimit: number;
   /** What this process does (PLATEN_ROLE, `serve --role`): HTTP API, job worker, or both. Only `all` without PLATEN_DATABASE_URL. */
   role: Role;
   /** Cluster mode: how long a worker holds a queued job before the queue hands it to another worker, ms. */
@@ -76,6 +74,8 @@ export interface Config {
   queuePollMs: number;
   /** At SIGTERM / SIGINT: how long running jobs may take to finish before they are handed back to the queue, ms. */
   shutdownTimeoutMs: number;
+  /** Requests per minute per API key. */
+  rateLimit: number;
   /** Template previews (POST /v1/templates/preview) per minute per API key, counted apart from rateLimit. */
   previewRateLimit: number;
   /** Failed authentications per minute per client address before it is refused with 429. */
@@ -110,16 +110,16 @@ export type StorageConfig =
       forcePathStyle: boolean;
     };
 
+/** What a `platen serve` process does: `api` (HTTP only), `worker` (jobs and webhooks only), `all` (both). */
+export type Role = 'api' | 'worker' | 'all';
+export const ROLES: readonly Role[] = ['api', 'worker', 'all'];
+
 /** Thrown when a variable is invalid; the message names it. */
 export class ConfigError extends Error {}
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const url = z
-/** What a `platen serve` process does: `api` (HTTP only), `worker` (jobs and webhooks only), `all` (both). */
-export type Role = 'api' | 'worker' | 'all';
-export const ROLES: readonly Role[] = ['api', 'worker', 'all'];
-
   .string()
   .url()
   .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
@@ -161,16 +161,16 @@ const envSchema = z.object({
   PLATEN_ENGINE_CACHE_MB: int(1, 1024 * 1024).optional(),
   PLATEN_JOB_CONCURRENCY: int(1, 10_000).optional(),
   PLATEN_JOB_MAX_ATTEMPTS: int(1, 1000).default(2),
+  PLATEN_ROLE: z.enum(['api', 'worker', 'all'], { message: 'must be api, worker or all' }).default('all'),
+  PLATEN_JOB_LEASE_MS: int(1000, 24 * 3_600_000).optional(),
+  PLATEN_QUEUE_POLL_MS: int(50, 60_000).default(250),
+  PLATEN_SHUTDOWN_TIMEOUT_MS: int(0, 24 * 3_600_000).default(30_000),
   PLATEN_RATE_LIMIT: int(1, 1_000_000).default(600),
   PLATEN_PREVIEW_RATE_LIMIT: int(1, 1_000_000).default(300),
   PLATEN_AUTH_FAIL_LIMIT: int(1, 1_000_000).default(20),
   PLATEN_TRUSTED_PROXIES: z
     .string()
     .default('')
-  PLATEN_ROLE: z.enum(['api', 'worker', 'all'], { message: 'must be api, worker or all' }).default('all'),
-  PLATEN_JOB_LEASE_MS: int(1000, 24 * 3_600_000).optional(),
-  PLATEN_QUEUE_POLL_MS: int(50, 60_000).default(250),
-  PLATEN_SHUTDOWN_TIMEOUT_MS: int(0, 24 * 3_600_000).default(30_000),
     .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
     .superRefine((entries, ctx) => {
       for (const p of entries) if (!isAddressOrRange(p)) ctx.addIssue({ code: 'custom', message: `"${p}" is not an IP address or CIDR range such as 10.0.0.0/8` });
@@ -183,6 +183,7 @@ const envSchema = z.object({
   PLATEN_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS: bool.default(false),
   PLATEN_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  PLATEN_MAX_IMAGE_OUTPUT_PIXELS: int(10_000, 1_000_000_000).default(DEFAULT_MAX_IMAGE_PIXELS),
   PLATEN_MAX_PAGES: int(1, 1_000_000).default(DEFAULT_LIMITS.maxPages),
   PLATEN_MAX_GLYPHS: int(1000, 1_000_000_000).default(DEFAULT_LIMITS.maxGlyphs),
   PLATEN_MAX_BOXES: int(1000, 1_000_000_000).default(DEFAULT_LIMITS.maxBoxes),
@@ -190,6 +191,7 @@ const envSchema = z.object({
   PLATEN_MAX_DATA_DEPTH: int(2, 10_000).default(DEFAULT_LIMITS.maxDataDepth),
   PLATEN_MAX_IMAGE_BYTES: int(1024, 1024 * 1024 * 1024).default(DEFAULT_LIMITS.maxImageBytes),
   PLATEN_MAX_IMAGE_PIXELS: int(1024, 1_000_000_000).default(DEFAULT_LIMITS.maxImagePixels),
+  PLATEN_MAX_SVG_ELEMENTS: int(10, 10_000_000).default(DEFAULT_LIMITS.maxSvgElements),
   PLATEN_JOB_RETENTION_DAYS: int(7, 36500).default(30),
   PLATEN_FONT_DIRS: z
     .string()
@@ -207,10 +209,8 @@ const envSchema = z.object({
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
       }
     }),
-  PLATEN_MAX_IMAGE_OUTPUT_PIXELS: int(10_000, 1_000_000_000).default(DEFAULT_MAX_IMAGE_PIXELS),
 });
 
-  PLATEN_MAX_SVG_ELEMENTS: int(10, 10_000_000).default(DEFAULT_LIMITS.maxSvgElements),
 /**
  * Read and validate the configuration.
  * @throws ConfigError naming every bad variable.
@@ -239,6 +239,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.PLATEN_STORAGE_PUBLIC_URLS === 'presigned' && e.PLATEN_CDN_URL !== undefined && new URL(e.PLATEN_CDN_URL).pathname !== '/') {
     throw new ConfigError(`invalid configuration:\n  PLATEN_CDN_URL: with PLATEN_STORAGE_PUBLIC_URLS=presigned it must be the origin where clients reach the bucket (such as https://files.example.com), without a path`);
   }
+  if (e.PLATEN_ROLE !== 'all' && e.PLATEN_DATABASE_URL === undefined) {
+    throw new ConfigError(
+      `invalid configuration:\n  PLATEN_ROLE: role "${e.PLATEN_ROLE}" needs cluster mode (PLATEN_DATABASE_URL=postgres://...); with the SQLite file one process serves the API and runs the jobs: use role "all" (the default)`,
+    );
+  }
+  const jobLeaseMs = e.PLATEN_JOB_LEASE_MS ?? 2 * e.PLATEN_RENDER_TIMEOUT_MS + 30_000;
+  if (jobLeaseMs <= e.PLATEN_RENDER_TIMEOUT_MS) {
+    throw new ConfigError(`invalid configuration:\n  PLATEN_JOB_LEASE_MS: must be above PLATEN_RENDER_TIMEOUT_MS (${e.PLATEN_RENDER_TIMEOUT_MS}): a job's render must fit in its lease`);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -264,23 +273,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     engineCacheMb,
     jobConcurrency: e.PLATEN_JOB_CONCURRENCY ?? 2 * renderThreads,
     jobMaxAttempts: e.PLATEN_JOB_MAX_ATTEMPTS,
+    role: e.PLATEN_ROLE,
+    jobLeaseMs,
+    queuePollMs: e.PLATEN_QUEUE_POLL_MS,
+    shutdownTimeoutMs: e.PLATEN_SHUTDOWN_TIMEOUT_MS,
     rateLimit: e.PLATEN_RATE_LIMIT,
     previewRateLimit: e.PLATEN_PREVIEW_RATE_LIMIT,
-  if (e.PLATEN_ROLE !== 'all' && e.PLATEN_DATABASE_URL === undefined) {
-    throw new ConfigError(
-      `invalid configuration:\n  PLATEN_ROLE: role "${e.PLATEN_ROLE}" needs cluster mode (PLATEN_DATABASE_URL=postgres://...); with the SQLite file one process serves the API and runs the jobs: use role "all" (the default)`,
-    );
-  }
-  const jobLeaseMs = e.PLATEN_JOB_LEASE_MS ?? 2 * e.PLATEN_RENDER_TIMEOUT_MS + 30_000;
-  if (jobLeaseMs <= e.PLATEN_RENDER_TIMEOUT_MS) {
-    throw new ConfigError(`invalid configuration:\n  PLATEN_JOB_LEASE_MS: must be above PLATEN_RENDER_TIMEOUT_MS (${e.PLATEN_RENDER_TIMEOUT_MS}): a job's render must fit in its lease`);
-  }
     authFailLimit: e.PLATEN_AUTH_FAIL_LIMIT,
     trustedProxies: e.PLATEN_TRUSTED_PROXIES,
     webhookRetryDelays: e.PLATEN_WEBHOOK_RETRY_DELAYS,
     webhookAllowPrivate: e.PLATEN_WEBHOOK_ALLOW_PRIVATE,
     s3AllowPrivateEndpoints: e.PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS,
     maxBodyBytes: e.PLATEN_MAX_BODY_BYTES,
+    maxImageOutputPixels: e.PLATEN_MAX_IMAGE_OUTPUT_PIXELS,
     engineLimits: {
       maxPages: e.PLATEN_MAX_PAGES,
       maxGlyphs: e.PLATEN_MAX_GLYPHS,
@@ -289,6 +294,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDataDepth: e.PLATEN_MAX_DATA_DEPTH,
       maxImageBytes: e.PLATEN_MAX_IMAGE_BYTES,
       maxImagePixels: e.PLATEN_MAX_IMAGE_PIXELS,
+      maxSvgElements: e.PLATEN_MAX_SVG_ELEMENTS,
     },
     jobRetentionDays: e.PLATEN_JOB_RETENTION_DAYS,
     fontDirs: e.PLATEN_FONT_DIRS,
@@ -300,10 +306,6 @@ function storageConfig(e: z.infer<typeof envSchema>): StorageConfig {
   const problems: string[] = [];
   if (e.PLATEN_STORAGE_URL === undefined) {
     if (e.PLATEN_STORAGE_PUBLIC_URLS === 'presigned') problems.push('PLATEN_STORAGE_PUBLIC_URLS: presigned needs an S3 file store (PLATEN_STORAGE_URL=s3://bucket/prefix)');
-    role: e.PLATEN_ROLE,
-    jobLeaseMs,
-    queuePollMs: e.PLATEN_QUEUE_POLL_MS,
-    shutdownTimeoutMs: e.PLATEN_SHUTDOWN_TIMEOUT_MS,
     if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
     return { kind: 'local' };
   }
@@ -318,7 +320,6 @@ function storageConfig(e: z.infer<typeof envSchema>): StorageConfig {
     kind: 's3',
     bucket,
     prefix,
-    maxImageOutputPixels: e.PLATEN_MAX_IMAGE_OUTPUT_PIXELS,
     endpoint: e.PLATEN_STORAGE_ENDPOINT,
     region: e.PLATEN_STORAGE_REGION,
     accessKeyId: e.PLATEN_STORAGE_ACCESS_KEY_ID as string,
@@ -327,7 +328,6 @@ function storageConfig(e: z.infer<typeof envSchema>): StorageConfig {
   };
 }
 
-      maxSvgElements: e.PLATEN_MAX_SVG_ELEMENTS,
 /** The secret generated once into the data dir (mode 0600) when PLATEN_SECRET is not set. */
 function generatedSecret(dataDir: string): string {
   const file = join(dataDir, 'secret');
