@@ -10,17 +10,8 @@ import type { Context } from 'hono';
 import ipaddr from 'ipaddr.js';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../app.ts';
-
-interface Window {
-  start: number;
-  failures: number;
-}
-
-/**
- * Addresses followed at once. Past this many within one window (a distributed attack), the oldest
- * windows are forgotten first, so memory stays bounded.
- */
-const MAX_TRACKED = 100_000;
+import type { Db } from '../../db/database.ts';
+import { limitCounter, MemoryCounter, type LimitCounter } from './limit-store.ts';
 
 /** The key an address counts under: an IPv4 address itself, an IPv6 address's /64 network. */
 export function limitKey(address: string): string {
@@ -29,10 +20,18 @@ export function limitKey(address: string): string {
   return `${ipaddr.IPv6.networkAddressFromCIDR(`${v6.toString()}/64`).toString()}/64`;
 }
 
-/** Failure counts per address in fixed windows; `now` in milliseconds. */
-export class AuthFailureLimiter {
-  private readonly windows = new Map<string, Window>();
-  private lastSweep: number;
+/** Where failures are counted: `AuthFailureLimiter` (this process) or `SharedAuthFailureLimiter` (a cluster's database). */
+export interface AuthFailureCounter {
+  readonly limit: number;
+  /** Seconds until `address` may try again (at least 1), or 0 when it is not blocked. */
+  blockedFor(address: string): number | Promise<number>;
+  /** Counts one failed authentication of `address`. */
+  recordFailure(address: string): void | Promise<void>;
+}
+
+/** Failure counts per address in fixed windows, in this process's memory; `now` in milliseconds. */
+export class AuthFailureLimiter implements AuthFailureCounter {
+  private readonly counter: MemoryCounter;
 
   /**
    * @param limit failures allowed per window (at least 1).
@@ -41,38 +40,44 @@ export class AuthFailureLimiter {
   constructor(
     readonly limit: number,
     readonly windowMs = 60_000,
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
   ) {
-    this.lastSweep = now();
+    this.counter = new MemoryCounter(windowMs, now);
   }
 
-  /** Seconds until `address` may try again (at least 1), or 0 when it is not blocked. */
   blockedFor(address: string): number {
-    const t = this.now();
-    this.sweep(t);
-    const w = this.windows.get(limitKey(address));
-    if (!w || t - w.start >= this.windowMs || w.failures < this.limit) return 0;
-    return Math.max(1, Math.ceil((w.start + this.windowMs - t) / 1000));
+    const w = this.counter.peekNow(limitKey(address));
+    return w.count < this.limit ? 0 : Math.max(1, Math.ceil(w.resetMs / 1000));
   }
 
-  /** Counts one failed authentication of `address`. */
   recordFailure(address: string): void {
-    const t = this.now();
-    const key = limitKey(address);
-    let w = this.windows.get(key);
-    if (!w || t - w.start >= this.windowMs) {
-      this.windows.delete(key);
-      if (this.windows.size >= MAX_TRACKED) this.windows.delete(this.windows.keys().next().value as string);
-      this.windows.set(key, (w = { start: t, failures: 0 }));
-    }
-    w.failures++;
+    this.counter.hitNow(limitKey(address));
+  }
+}
+
+/**
+ * The same limit counted in a shared LimitCounter (PostgreSQL: every process of a cluster counts
+ * an address's failures together), under keys `auth:<address or /64>`.
+ */
+export class SharedAuthFailureLimiter implements AuthFailureCounter {
+  constructor(
+    readonly limit: number,
+    private readonly counter: LimitCounter,
+  ) {}
+
+  async blockedFor(address: string): Promise<number> {
+    const w = await this.counter.peek(`auth:${limitKey(address)}`);
+    return w.count < this.limit ? 0 : Math.max(1, Math.ceil(w.resetMs / 1000));
   }
 
-  private sweep(t: number): void {
-    if (t - this.lastSweep < this.windowMs) return;
-    for (const [key, w] of this.windows) if (t - w.start >= this.windowMs) this.windows.delete(key);
-    this.lastSweep = t;
+  async recordFailure(address: string): Promise<void> {
+    await this.counter.hit(`auth:${limitKey(address)}`);
   }
+}
+
+/** A limiter of `limit` failures a minute for `db`: shared in PostgreSQL, in memory on SQLite. */
+export function authFailureLimiterFor(db: Db, limit: number): AuthFailureCounter {
+  return db.dialect === 'postgres' ? new SharedAuthFailureLimiter(limit, limitCounter(db)) : new AuthFailureLimiter(limit);
 }
 
 /**
@@ -80,10 +85,10 @@ export class AuthFailureLimiter {
  * the rest of the chain answers.
  * @param clientAddress the request's client address (see client-address.ts).
  */
-export function authFailureLimit(limiter: AuthFailureLimiter, clientAddress: (c: Context<AppEnv>) => string) {
+export function authFailureLimit(limiter: AuthFailureCounter, clientAddress: (c: Context<AppEnv>) => string) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const address = clientAddress(c);
-    const wait = limiter.blockedFor(address);
+    const wait = await limiter.blockedFor(address);
     if (wait > 0) {
       c.header('Retry-After', String(wait));
       throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', `more than ${limiter.limit} failed authentications from your address in a minute; retry after ${wait} s`);
@@ -91,9 +96,9 @@ export function authFailureLimit(limiter: AuthFailureLimiter, clientAddress: (c:
     try {
       await next();
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) limiter.recordFailure(address);
+      if (err instanceof ApiError && err.status === 401) await limiter.recordFailure(address);
       throw err;
     }
-    if (c.res.status === 401) limiter.recordFailure(address);
+    if (c.res.status === 401) await limiter.recordFailure(address);
   });
 }

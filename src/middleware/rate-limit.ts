@@ -1,33 +1,27 @@
 /**
- * Rate limiting per API key (spec §7.1 429; DESIGN §4): a fixed one-minute window per key.
- * Every authenticated response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset
- * (seconds until the window frees); a refused one also Retry-After.
+ * Rate limiting per API key (spec §7.1 429; DESIGN §4): a fixed one-minute window per key, opened
+ * by its first request. Every authenticated response carries RateLimit-Limit, RateLimit-Remaining
+ * and RateLimit-Reset (seconds until the window frees); a refused one also Retry-After.
+ *
+ * The windows are counted by a LimitCounter (limit-store.ts): in this process's memory on SQLite,
+ * in PostgreSQL for a cluster, so that the limit is per key for all processes together.
  */
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../app.ts';
+import { MemoryCounter, type LimitCounter } from './limit-store.ts';
 
-interface Window {
-  start: number;
-  count: number;
-}
-
-export function rateLimit(opts: { limit: number; windowMs?: number; now?: () => number }) {
-  const windowMs = opts.windowMs ?? 60_000;
-  const now = opts.now ?? Date.now;
-  const windows = new Map<string, Window>();
-  let lastSweep = now();
+/**
+ * @param opts.limit requests per window per key.
+ * @param opts.counter where windows are counted (default: in memory, `windowMs` and `now` apply to it).
+ * @param opts.name the limit's name, prefixed to its keys in a shared counter (default "api").
+ */
+export function rateLimit(opts: { limit: number; windowMs?: number; now?: () => number; counter?: LimitCounter; name?: string }) {
+  const counter = opts.counter ?? new MemoryCounter(opts.windowMs ?? 60_000, opts.now ?? Date.now);
+  const prefix = `${opts.name ?? 'api'}:`;
   return createMiddleware<AppEnv>(async (c, next) => {
-    const t = now();
-    if (t - lastSweep > windowMs) {
-      for (const [key, w] of windows) if (t - w.start >= windowMs) windows.delete(key);
-      lastSweep = t;
-    }
-    const key = c.get('keyId');
-    let w = windows.get(key);
-    if (!w || t - w.start >= windowMs) windows.set(key, (w = { start: t, count: 0 }));
-    w.count++;
-    const reset = Math.max(1, Math.ceil((w.start + windowMs - t) / 1000));
+    const w = await counter.hit(prefix + c.get('keyId'));
+    const reset = Math.max(1, Math.ceil(w.resetMs / 1000));
     c.header('RateLimit-Limit', String(opts.limit));
     c.header('RateLimit-Remaining', String(Math.max(0, opts.limit - w.count)));
     c.header('RateLimit-Reset', String(reset));

@@ -9,6 +9,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Services } from '../app.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth.ts';
+import { limitCounter } from '../middleware/limit-store.ts';
 import { rateLimit } from '../middleware/rate-limit.ts';
 import { previewBody, previewJson } from '../schemas/preview.ts';
 import { renderPreview } from '../services/preview.ts';
@@ -29,7 +30,7 @@ export function previewRoutes(s: Services, authFailures: MiddlewareHandler<AppEn
       '(its draft, or `version`) with `data`. Every page carries a diagonal PREVIEW mark. No credit is taken and nothing is stored. ' +
       'Previews have their own rate limit per API key (PLATEN_PREVIEW_RATE_LIMIT a minute, default 300) and do not count toward the API\'s.',
     security: [{ apiKey: [] }],
-    middleware: [authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.previewRateLimit })] as const,
+    middleware: [authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.previewRateLimit, counter: limitCounter(s.db), name: 'preview' })] as const,
     request: { body: { required: true, content: json(previewBody) } },
     responses: {
       200: {
