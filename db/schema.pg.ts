@@ -121,6 +121,10 @@ export const jobs = pgTable(
     webhookUrl: text('webhook_url'),
     webhookSecretEnc: text('webhook_secret_enc'),
     protectionEnc: text('protection_enc'),
+    /** What the job makes: a PDF, or one page as a PNG or JPEG image (create-async `output`). */
+    output: text('output', { enum: ['pdf', 'png', 'jpeg'] }).notNull().default('pdf'),
+    /** Image jobs: {"scale", "page"} as JSON; null for PDF jobs. */
+    imageOptions: text('image_options'),
     attempts: integer('attempts').notNull().default(0),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),

@@ -151,6 +151,10 @@ export const jobs = sqliteTable(
     webhookSecretEnc: text('webhook_secret_enc'),
     /** Output protection (password, owner_password, permissions) as sealed JSON (secrets.ts), never in clear; null without. */
     protectionEnc: text('protection_enc'),
+    /** What the job makes: a PDF, or one page as a PNG or JPEG image (create-async `output`). */
+    output: text('output', { enum: ['pdf', 'png', 'jpeg'] }).notNull().default('pdf'),
+    /** Image jobs: {"scale", "page"} as JSON; null for PDF jobs. */
+    imageOptions: text('image_options'),
     /** How many times a worker has started this job (a crash mid-render starts it again). */
     attempts: integer('attempts').notNull().default(0),
     createdAt: text('created_at').notNull(),
