@@ -1,20 +1,22 @@
 /**
- * Engine throughput (DESIGN §6): renders examples/invoice and examples/report with Platen and,
- * in the same process, the same content with pdfmake (same fonts). Prints docs/s, pages/s and the
- * ratio to pdfmake; writes bench/results.json.
- *   npm run bench            full run
- *   npm run bench -- --quick short run (smoke check)
+ * Engine throughput, memory and cold start: renders examples/invoice and examples/report with
+ * Platen, Typst (bench/typst/*.typ) and pdfmake (bench/pdfmake-doc.ts), the same content with the
+ * same Noto fonts and new data every render, each engine in a process of its own
+ * (bench/engine-child.ts). Prints docs/s, the Platen/Typst and Platen/pdfmake ratios, peak RSS,
+ * first-render times, Platen's caches and its RSS over many renders; writes bench/results.json.
+ *   npm run bench                    full run (RSS flatness over 2,000 invoices)
+ *   npm run bench -- --quick         short run (smoke check), writes nothing
+ *   npm run bench -- --long          RSS flatness over 10,000 invoices
  *   tsx bench/engine.bench.ts --invoice-only [--varied]   only Platen's invoice task (with
  *       --varied: different data every render); prints its figures as JSON and writes nothing
  *       (bench/http.bench.ts)
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { createRequire } from 'node:module';
 import { Bench } from 'tinybench';
 import { renderPdf, validateTemplate } from '../engine/index.ts';
 import type { Template } from '../engine/template/types.ts';
-import { pdfmakeFonts, toPdfmake } from './pdfmake-doc.ts';
 import { variedInvoiceData } from './varied-invoice.ts';
 
 const quick = process.argv.includes('--quick');
@@ -52,87 +54,109 @@ if (process.argv.includes('--invoice-only')) {
   process.exit(0);
 }
 
-// pdfmake 0.3's server build (CommonJS). It warns about access policies unless they are set.
-const require = createRequire(import.meta.url);
-const pdfmake = require('pdfmake');
-pdfmake.setUrlAccessPolicy(() => false);
-pdfmake.setLocalAccessPolicy?.(() => true);
-pdfmake.addFonts(pdfmakeFonts());
-
-async function pdfmakeRender(def: Record<string, unknown>): Promise<{ pdf: Buffer; pages: number }> {
-  const doc = pdfmake.createPdf(def);
-  const pdf: Buffer = await doc.getBuffer();
-  const pages = (pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) ?? []).length;
-  return { pdf, pages };
-}
-
-const docs = [load('invoice'), load('report')];
-const pdfmakeDefs = new Map(docs.map((d) => [d.name, toPdfmake(d.template, d.data, now)]));
-const pdfmakePages = new Map<string, number>();
-for (const d of docs) {
-  d.pages = (await renderPdf(d.template, d.data, { now })).pages;
-  pdfmakePages.set(d.name, (await pdfmakeRender(pdfmakeDefs.get(d.name)!())).pages);
-}
-
-const bench = new Bench(benchOptions);
-
-// The same invoice with different data every time (names, numbers, amounts): new strings to shape
-// and new glyph sets to subset, as a service sees them; the repeated document above hits caches.
-const invoice = docs.find((d) => d.name === 'invoice')!;
-let serial = 0;
-bench.add('platen invoice (varied data)', async () => {
-  await renderPdf(invoice.template, variedInvoiceData(invoice.data, ++serial), { now });
-});
-for (const d of docs) {
-  bench.add(`platen ${d.name}`, async () => {
-    await renderPdf(d.template, d.data, { now });
-  });
-  bench.add(`pdfmake ${d.name}`, async () => {
-    await pdfmakeRender(pdfmakeDefs.get(d.name)!());
-  });
-}
-await bench.run();
-
-const mean = (name: string): number => {
-  const task = bench.tasks.find((t) => t.name === name)!;
-  const r = task.result as { state: string; latency?: { mean: number }; error?: Error };
-  if (!r.latency) throw new Error(`${name}: ${r.state} ${r.error?.message ?? ''}`);
-  return r.latency.mean;
+type Child = {
+  engine: string;
+  document: string;
+  data: string;
+  pages: number;
+  renders: number;
+  docsPerSecond: number;
+  meanMs: number;
+  p50Ms: number;
+  loadMs: number;
+  firstRenderMs: number;
+  rssAfterFirstMB: number;
+  rssSamplesMB: number[];
+  rssEndMB: number;
+  maxRssMB: number;
+  caches?: Record<string, { entries: number; size: number; budget: number; unit: string; hits: number; misses: number }>;
 };
 
-const varied = 1000 / mean('platen invoice (varied data)');
-const results = docs.map((d) => {
-  const ours = 1000 / mean(`platen ${d.name}`);
-  const theirs = 1000 / mean(`pdfmake ${d.name}`);
-  return {
-    document: d.name,
-    pages: d.pages,
-    platen: { docsPerSecond: round(ours), pagesPerSecond: round(ours * d.pages), meanMs: round(mean(`platen ${d.name}`)) },
-    pdfmake: { docsPerSecond: round(theirs), pagesPerSecond: round(theirs * pdfmakePages.get(d.name)!), meanMs: round(mean(`pdfmake ${d.name}`)), pages: pdfmakePages.get(d.name) },
-    ratio: round(ours / theirs),
-  };
-});
+/** Runs bench/engine-child.ts in a fresh Node process and returns what it printed. */
+function child(args: string[]): Child {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', new URL('bench/engine-child.ts', root).pathname, ...args], {
+    cwd: new URL('.', root).pathname,
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = out.trim().split('\n').at(-1)!;
+  const r = JSON.parse(line) as Child;
+  console.error(`  ${r.engine} ${r.document} ${r.data}: ${r.docsPerSecond} docs/s, first render ${r.firstRenderMs} ms, peak RSS ${r.maxRssMB} MB`);
+  return r;
+}
+
+const timing = quick ? ['--seconds', '0.5', '--warmup', '0.2'] : ['--seconds', '4', '--warmup', '1'];
+const engines = ['platen', 'typst', 'pdfmake'] as const;
+const documents = ['invoice', 'report'] as const;
+const runs: Record<string, Record<string, Child>> = {};
+for (const doc of documents) {
+  runs[doc] = {};
+  for (const engine of engines) runs[doc][engine] = child(['--engine', engine, '--doc', doc, ...timing]);
+  runs[doc].platenRepeated = child(['--engine', 'platen', '--doc', doc, '--data', 'repeated', ...timing]);
+}
+// RSS over many renders, varied data (the caches fill up to their budgets and stay there).
+const flatRenders = quick ? 100 : process.argv.includes('--long') ? 10_000 : 2_000;
+const flat = {
+  invoice: child(['--engine', 'platen', '--doc', 'invoice', '--renders', String(flatRenders), '--warmup', '0']),
+  report: child(['--engine', 'platen', '--doc', 'report', '--renders', String(Math.max(20, flatRenders / 10)), '--warmup', '0']),
+};
 
 function round(n: number): number {
   return Math.round(n * 100) / 100;
 }
 
-console.log('document  pages  platen docs/s  pages/s   pdfmake docs/s  ratio');
+const summary = (r: Child) => ({
+  docsPerSecond: r.docsPerSecond,
+  pagesPerSecond: round(r.docsPerSecond * r.pages),
+  meanMs: r.meanMs,
+  p50Ms: r.p50Ms,
+  pages: r.pages,
+  loadMs: r.loadMs,
+  firstRenderMs: r.firstRenderMs,
+  maxRssMB: r.maxRssMB,
+});
+const results = documents.map((doc) => {
+  const r = runs[doc];
+  return {
+    document: doc,
+    pages: r.platen.pages,
+    platen: { ...summary(r.platen), repeatedDocsPerSecond: r.platenRepeated.docsPerSecond, repeatedMaxRssMB: r.platenRepeated.maxRssMB },
+    typst: summary(r.typst),
+    pdfmake: summary(r.pdfmake),
+    ratioTypst: round(r.platen.docsPerSecond / r.typst.docsPerSecond),
+    ratioPdfmake: round(r.platen.docsPerSecond / r.pdfmake.docsPerSecond),
+    variedToRepeated: round(r.platen.docsPerSecond / r.platenRepeated.docsPerSecond),
+    caches: r.platen.caches,
+  };
+});
+
+console.log('\nnew data every render; each engine in its own process');
+console.log('document  pages  platen docs/s  typst docs/s  pdfmake docs/s  /typst  /pdfmake  peak RSS MB (platen/typst/pdfmake)  first render ms (platen/typst/pdfmake)');
 for (const r of results) {
   console.log(
-    `${r.document.padEnd(9)} ${String(r.pages).padStart(5)}  ${String(r.platen.docsPerSecond).padStart(13)}  ${String(r.platen.pagesPerSecond).padStart(7)}   ${String(r.pdfmake.docsPerSecond).padStart(14)}  ${r.ratio}x`,
+    `${r.document.padEnd(9)} ${String(r.pages).padStart(5)}  ${String(r.platen.docsPerSecond).padStart(13)}  ${String(r.typst.docsPerSecond).padStart(12)}  ${String(r.pdfmake.docsPerSecond).padStart(14)}  ${`${r.ratioTypst}x`.padStart(6)}  ${`${r.ratioPdfmake}x`.padStart(8)}  ${`${r.platen.maxRssMB} / ${r.typst.maxRssMB} / ${r.pdfmake.maxRssMB}`.padStart(34)}  ${r.platen.firstRenderMs} / ${r.typst.firstRenderMs} / ${r.pdfmake.firstRenderMs}`,
   );
+  console.log(`          same data every render: platen ${r.platen.repeatedDocsPerSecond} docs/s (varied/repeated ${r.variedToRepeated})`);
 }
-console.log(`invoice with different data every render: ${round(varied)} docs/s (${round(varied / (1000 / mean('pdfmake invoice')))}x pdfmake's repeated invoice)`);
+for (const [doc, r] of Object.entries(flat)) {
+  console.log(`RSS over ${r.renders} ${doc} renders (MB): ${r.rssSamplesMB.join(' ')}; peak ${r.maxRssMB}`);
+  for (const [name, c] of Object.entries(r.caches ?? {})) {
+    const rate = c.hits + c.misses > 0 ? Math.round((100 * c.hits) / (c.hits + c.misses)) : 0;
+    console.log(`  cache ${name.padEnd(13)} ${String(c.entries).padStart(6)} entries  ${String(c.size).padStart(9)} / ${String(c.budget).padStart(9)} ${c.unit.padEnd(10)}  hit rate ${rate}%`);
+  }
+}
+
 // Other benches' sections (async, http) are kept; each carries its own date.
 const resultsFile = new URL('bench/results.json', root);
 const out = {
   ...(existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : {}),
   date: new Date().toISOString(),
   quick,
-  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.arch()}` },
+  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.arch()}`, loadAverage: os.loadavg().map(round) },
   engine: results,
-  invoiceVariedData: { docsPerSecond: round(varied), meanMs: round(mean('platen invoice (varied data)')) },
+  rssFlatness: Object.fromEntries(Object.entries(flat).map(([doc, r]) => [doc, { renders: r.renders, samplesMB: r.rssSamplesMB, maxRssMB: r.maxRssMB, caches: r.caches }])),
 };
+delete (out as Record<string, unknown>).invoiceVariedData;
 if (!quick) writeFileSync(resultsFile, `${JSON.stringify(out, null, 2)}\n`);
 console.log(quick ? '(quick run: bench/results.json not written)' : 'wrote bench/results.json');

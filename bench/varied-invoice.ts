@@ -12,13 +12,21 @@ const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÜabcdefghijklmnopqrstuvwxyzäö�
  * word and no string comes back from the engine's shaping cache.
  */
 export function variedInvoiceData(base: unknown, serial: number): Record<string, unknown> {
-  const n65 = LETTERS.length;
-  const digits = [serial % n65, Math.floor(serial / n65) % n65, Math.floor(serial / n65 ** 2) % n65];
-  // Letter i of a word of length n: digit i mod 3, shifted by i and n (n >= 5: every digit shows).
-  const word = (n: number) => Array.from({ length: n }, (_, i) => LETTERS[(digits[i % 3]! + i * 13 + n) % n65]).join('');
+  const word = wordMaker(serial);
   const data = structuredClone(base) as Record<string, any>;
   data.number = `INV-${100000 + serial}`;
   data.buyer = { ...data.buyer, name: `${word(8)} ${word(6)} GmbH`, contact: word(10), street: `${word(9)}straße ${serial % 200}` };
   data.items = data.items.map((it: Record<string, any>, i: number) => ({ ...it, description: `${it.description} ${word(5 + i)}`, qty: ((serial + i) % 97) + 1 }));
   return data;
+}
+
+/**
+ * Words of `serial`: `word(n)` is a word of n letters (n >= 5) built from the three base-65 digits
+ * of `serial`, so words of different serials below 274,625 differ.
+ */
+export function wordMaker(serial: number): (n: number) => string {
+  const n65 = LETTERS.length;
+  const digits = [serial % n65, Math.floor(serial / n65) % n65, Math.floor(serial / n65 ** 2) % n65];
+  // Letter i of a word of length n: digit i mod 3, shifted by i and n (n >= 5: every digit shows).
+  return (n: number) => Array.from({ length: n }, (_, i) => LETTERS[(digits[i % 3]! + i * 13 + n) % n65]).join('');
 }

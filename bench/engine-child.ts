@@ -1,0 +1,162 @@
+/**
+ * One engine rendering one document in a process of its own, for the engine bench
+ * (bench/engine.bench.ts starts one per engine and document, so each has its own peak RSS).
+ *
+ *   tsx bench/engine-child.ts --engine platen|typst|pdfmake --doc invoice|report
+ *       [--data varied|repeated] [--seconds 4] [--warmup 1] [--renders N] [--samples 20]
+ *
+ * Prints one JSON line: the time to load the engine's module and set it up, the first render's
+ * time, docs/s over `--seconds` after `--warmup` seconds of warm-up (or over exactly `--renders`
+ * renders, with the RSS sampled `--samples` times along the way), the process's peak RSS
+ * (process.resourceUsage().maxRSS) and, for Platen, the engine's cache statistics.
+ *
+ * Data: `varied` (default) gives every render new data (bench/varied-invoice.ts,
+ * bench/varied-report.ts: no two renders share a word); `repeated` renders the example's own data
+ * every time. Only the render call is timed: making the data (and pdfmake's document definition,
+ * bound by Platen's binder) is not.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { variedInvoiceData } from './varied-invoice.ts';
+import { variedReportData } from './varied-report.ts';
+
+const arg = (name: string, fallback?: string): string | undefined => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+const engineName = arg('engine') as 'platen' | 'typst' | 'pdfmake';
+const docName = arg('doc') as 'invoice' | 'report';
+const dataMode = arg('data', 'varied') as 'varied' | 'repeated';
+const seconds = Number(arg('seconds', '4'));
+const warmup = Number(arg('warmup', '1'));
+const renders = arg('renders') === undefined ? undefined : Number(arg('renders'));
+const samples = Number(arg('samples', '20'));
+if (!['platen', 'typst', 'pdfmake'].includes(engineName) || !['invoice', 'report'].includes(docName)) {
+  console.error('usage: engine-child.ts --engine platen|typst|pdfmake --doc invoice|report [--data varied|repeated] [--seconds S] [--warmup S] [--renders N]');
+  process.exit(2);
+}
+
+const root = new URL('../', import.meta.url);
+const now = new Date('2026-01-15T12:00:00Z');
+const template = JSON.parse(readFileSync(new URL(`examples/${docName}/template.json`, root), 'utf8'));
+const baseData = JSON.parse(readFileSync(new URL(`examples/${docName}/data.json`, root), 'utf8'));
+const dataFor = (serial: number): unknown =>
+  dataMode === 'repeated' ? baseData : docName === 'invoice' ? variedInvoiceData(baseData, serial) : variedReportData(baseData, serial);
+
+/** Makes an engine's input for one render (untimed), then renders it (timed); returns pages. */
+interface Engine {
+  prepare(data: unknown): unknown;
+  render(input: unknown): Promise<number> | number;
+}
+
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+const round = (n: number) => Math.round(n * 100) / 100;
+
+const loadStart = performance.now();
+let engine: Engine;
+let stats: (() => unknown) | undefined;
+if (engineName === 'platen') {
+  const platen = await import('../engine/index.ts');
+  const caches = await import('../engine/caches.ts');
+  stats = caches.cacheStats;
+  const v = platen.validateTemplate(template);
+  if (!v.ok) throw new Error(`examples/${docName} is invalid`);
+  engine = {
+    prepare: (data) => data,
+    render: async (data) => (await platen.renderPdf(v.template, data, { now })).pages,
+  };
+} else if (engineName === 'typst') {
+  const { NodeCompiler } = await import('@myriaddreamin/typst-ts-node-compiler');
+  const { encodeCode } = await import('../engine/layout/codes.ts');
+  const workspace = fileURLToPath(new URL('bench/typst/', root));
+  const compiler = NodeCompiler.create({ workspace, fontArgs: [{ fontPaths: [fileURLToPath(new URL('fonts/', root))] }] });
+  const mainFilePath = `${workspace}${docName}.typ`;
+  // The invoice's logo and QR code: Typst reads the PNG from a file and draws the QR code's
+  // modules as Platen does (the payment link is the same in every render, as are the caches').
+  const fixed: Record<string, string> = {};
+  if (docName === 'invoice') {
+    compiler.mapShadow(`${workspace}logo.png`, Buffer.from(String(baseData.logo).split(',')[1], 'base64'));
+    fixed.qr = JSON.stringify(encodeCode('qrcode', baseData.payment.link, { eclevel: 'M' }, 'qrcode'));
+  }
+  let count = 0;
+  engine = {
+    prepare: (data) => ({ ...fixed, data: JSON.stringify(data) }),
+    render: (inputs) => {
+      const compiled = compiler.compile({ mainFilePath, inputs: inputs as Record<string, string> });
+      if (!compiled.result) throw new Error(`typst: ${JSON.stringify(compiled.takeDiagnostics()?.shortDiagnostics)}`);
+      const pdf = compiler.pdf(compiled.result);
+      // As Typst's own CLI does between compilations: drop memoized results not used lately.
+      if (++count % 10 === 0) compiler.evictCache(10);
+      return (pdf.toString('latin1').match(/\/Type\s*\/Page\b/g) ?? []).length;
+    },
+  };
+} else {
+  const require = createRequire(import.meta.url);
+  const pdfmake = require('pdfmake');
+  const { pdfmakeFonts, toPdfmake } = await import('./pdfmake-doc.ts');
+  const platen = await import('../engine/index.ts');
+  const v = platen.validateTemplate(template);
+  if (!v.ok) throw new Error(`examples/${docName} is invalid`);
+  pdfmake.setUrlAccessPolicy(() => false);
+  pdfmake.setLocalAccessPolicy?.(() => true);
+  pdfmake.addFonts(pdfmakeFonts());
+  engine = {
+    prepare: (data) => toPdfmake(v.template, data, now)(),
+    render: async (def) => {
+      const pdf: Buffer = await pdfmake.createPdf(def).getBuffer();
+      return (pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) ?? []).length;
+    },
+  };
+}
+const loadMs = performance.now() - loadStart;
+
+let serial = 0;
+let pages = 0;
+async function timed(): Promise<number> {
+  const input = engine.prepare(dataFor(++serial));
+  const start = performance.now();
+  pages = await engine.render(input);
+  return performance.now() - start;
+}
+
+const firstRenderMs = await timed();
+const rssAfterFirst = process.memoryUsage().rss;
+
+const warmEnd = performance.now() + warmup * 1000;
+while (performance.now() < warmEnd) await timed();
+
+const times: number[] = [];
+const rss: number[] = [];
+if (renders !== undefined) {
+  const every = Math.max(1, Math.floor(renders / samples));
+  for (let i = 0; i < renders; i++) {
+    times.push(await timed());
+    if ((i + 1) % every === 0) rss.push(mb(process.memoryUsage().rss));
+  }
+} else {
+  const end = performance.now() + seconds * 1000;
+  while (performance.now() < end || times.length < 5) times.push(await timed());
+}
+const total = times.reduce((a, b) => a + b, 0);
+const sorted = [...times].sort((a, b) => a - b);
+
+console.log(
+  JSON.stringify({
+    engine: engineName,
+    document: docName,
+    data: dataMode,
+    pages,
+    renders: times.length,
+    docsPerSecond: round((times.length * 1000) / total),
+    meanMs: round(total / times.length),
+    p50Ms: round(sorted[Math.floor(sorted.length / 2)]!),
+    loadMs: round(loadMs),
+    firstRenderMs: round(firstRenderMs),
+    rssAfterFirstMB: mb(rssAfterFirst),
+    rssSamplesMB: rss,
+    rssEndMB: mb(process.memoryUsage().rss),
+    maxRssMB: Math.round(process.resourceUsage().maxRSS / 102.4) / 10,
+    caches: stats?.(),
+  }),
+);
