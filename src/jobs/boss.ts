@@ -25,6 +25,7 @@
  * - Shutdown: stop fetching, wait up to PLATEN_SHUTDOWN_TIMEOUT_MS for running jobs, hand the rest
  *   back (row pending again, start not counted; pg-boss job failed into its retry state).
  */
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { PostgresDb } from '../../db/postgres.ts';
 import type { Db } from '../../db/database.ts';
@@ -37,6 +38,8 @@ export const RENDER_QUEUE = 'platen-render';
 export const RENDER_DEAD_QUEUE = 'platen-render-dead';
 export const WEBHOOK_QUEUE = 'platen-webhook';
 export const WEBHOOK_DEAD_QUEUE = 'platen-webhook-dead';
+/** The advisory lock key held while pg-boss installs or migrates its schema ("boss"). */
+const INSTALL_LOCK = 0x626f7373;
 /** pg-boss's tables live in this PostgreSQL schema of the Platen database. */
 export const BOSS_SCHEMA = 'pgboss';
 
@@ -116,10 +119,20 @@ export class ClusterQueue implements JobQueue {
     this.boss.on('error', (err) => deps.log.error({ err }, 'job queue error'));
   }
 
-  /** Install or update pg-boss's schema (under its own lock) and create the queues. */
+  /**
+   * Install or update pg-boss's schema and create the queues, under an advisory lock held on a
+   * connection of its own: pg-boss's install is not safe against processes that start together.
+   */
   async open(): Promise<void> {
-    await this.boss.start();
-    for (const name of [RENDER_DEAD_QUEUE, WEBHOOK_DEAD_QUEUE, RENDER_QUEUE, WEBHOOK_QUEUE]) await this.boss.createQueue(name);
+    const lock = new pg.Client(this.deps.db.pool.options);
+    await lock.connect();
+    try {
+      await lock.query('SELECT pg_advisory_lock($1)', [INSTALL_LOCK]);
+      await this.boss.start();
+      for (const name of [RENDER_DEAD_QUEUE, WEBHOOK_DEAD_QUEUE, RENDER_QUEUE, WEBHOOK_QUEUE]) await this.boss.createQueue(name);
+    } finally {
+      await lock.end().catch(() => {}); // ending the session frees the lock
+    }
   }
 
   private get renderOptions(): PgBoss.SendOptions {
