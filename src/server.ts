@@ -20,11 +20,14 @@ import { RenderPool } from './render/pool.ts';
 import { seedDemo, type Seeded } from './seed.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { FileStore } from './services/files.ts';
-import { openStore } from './storage/index.ts';
+import { openFileStore } from './storage/index.ts';
 import { refundUnsettledSyncGenerations } from './services/credits.ts';
 import { deleteOldJobs } from './services/jobs.ts';
 import { S3Storage } from './services/s3.ts';
 import { SecretBox } from './services/secrets.ts';
+import { openAssetStore } from './services/assets.ts';
+import { ImageFetcher } from './services/image-fetch.ts';
+import { ImageResolver } from './services/image-sources.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
 
 export interface RunningServer {
@@ -71,24 +74,28 @@ export async function startServer(config: Config, log: Logger = createLogger()):
     config.engineLimits,
   );
   // Generated files: the data dir's folder, or the S3 bucket of PLATEN_STORAGE_URL that every node shares.
-  const files = new FileStore(db, openStore(config), config, config.secret, { mode: config.storagePublicUrls, origin: config.cdnUrlFromPublic ? undefined : config.cdnUrl });
+  const files = new FileStore(db, openFileStore(config), config, config.secret, { mode: config.storagePublicUrls, origin: config.cdnUrlFromPublic ? undefined : config.cdnUrl });
   const secrets = new SecretBox(config.secret);
   const deliverer = new WebhookDeliverer(db, secrets, log, { retryDelays: config.webhookRetryDelays, allowPrivate: config.webhookAllowPrivate });
   const s3 = new S3Storage(secrets, { allowPrivate: config.s3AllowPrivateEndpoints });
+  // Images by URL and uploaded assets, fetched before each render that uses them.
+  const assets = openAssetStore(config);
+  const fetcher = new ImageFetcher({ ...config.imageFetch, cacheBytes: config.imageFetch.cacheMb * 1024 * 1024 });
+  const images = new ImageResolver(db, fetcher, assets, { maxSources: config.imageFetch.maxSources });
   // The job queue: in process over the SQLite file, or pg-boss shared by the cluster's processes.
   let runner: JobQueue;
   if (db.dialect === 'postgres') {
     const cluster = new ClusterQueue(
-      { db: db as PostgresDb, pool, files, s3, log, deliverer, onResolved: () => {} },
+      { db: db as PostgresDb, pool, files, s3, log, deliverer, onResolved: () => {}, secrets, images },
       { consume: config.role !== 'api', concurrency: config.jobConcurrency, maxAttempts: config.jobMaxAttempts, leaseMs: config.jobLeaseMs, pollMs: config.queuePollMs },
     );
     await cluster.open();
     runner = cluster;
   } else {
-    runner = new JobRunner({ db, pool, files, s3, log, onResolved: () => deliverer.kick() }, config.jobConcurrency, config.jobMaxAttempts);
+    runner = new JobRunner({ db, pool, files, s3, log, onResolved: () => deliverer.kick(), secrets, images }, config.jobConcurrency, config.jobMaxAttempts);
   }
   const lifecycle: Lifecycle = { draining: false };
-  const services: Services = { config, db, pool, files, log, secrets, s3, runner, deliverer, lifecycle };
+  const services: Services = { config, db, pool, files, log, secrets, s3, runner, deliverer, lifecycle, assets, images };
   // A worker serves its health checks only: no API, no files.
   const app = config.role === 'worker' ? workerApp(services) : createApp(services);
 

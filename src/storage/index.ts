@@ -9,7 +9,18 @@ export { StorageFailure, type BlobStore, type StoredObject, type PutMeta } from 
 export { LocalStore } from './local.ts';
 export { S3Store } from './s3.ts';
 
-/** Build (not yet contact) the configured store. */
+/**
+ * The store of generated files: `<data dir>/files`, or `<prefix>/files/` in the bucket of
+ * PLATEN_STORAGE_URL (apart from other things kept there, such as assets under `<prefix>/assets/`,
+ * so that a bucket lifecycle rule can expire generated files alone).
+ */
+export function openFileStore(config: Pick<Config, 'dataDir' | 'storage' | 'storageTimeoutMs'>): BlobStore {
+  const s = config.storage;
+  if (s.kind === 'local') return new LocalStore(join(config.dataDir, 'files'));
+  return new S3Store({ ...s, prefix: s.prefix ? `${s.prefix}/files` : 'files', timeoutMs: config.storageTimeoutMs });
+}
+
+/** Build (not yet contact) the configured store: `<data dir>/files`, or the bucket at its prefix. */
 export function openStore(config: Pick<Config, 'dataDir' | 'storage' | 'storageTimeoutMs'>): BlobStore {
   const s = config.storage;
   if (s.kind === 'local') return new LocalStore(join(config.dataDir, 'files'));

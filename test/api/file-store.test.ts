@@ -70,10 +70,10 @@ describe('S3 file store shared by two nodes', () => {
     const fileId = u.pathname.split('/')[2];
     assert.match(fileId, /^[0-9a-f]{32}$/);
 
-    const object = await s3.read(BUCKET, `generated/${fileId}.pdf`);
+    const object = await s3.read(BUCKET, `generated/files/${fileId}.pdf`);
     assert.ok(object, 'the PDF is in the bucket under the prefix');
     assert.match(pdfToText(object), /Hello Ada from the bucket/);
-    const stat = await s3.client.statObject(BUCKET, `generated/${fileId}.pdf`);
+    const stat = await s3.client.statObject(BUCKET, `generated/files/${fileId}.pdf`);
     assert.equal(stat.metaData['content-type'], 'application/pdf');
     assert.equal(Number(stat.metaData['platen-expires-at']), Number(u.searchParams.get('expires')));
     assert.equal(stat.metaData['platen-team'], teamId);
@@ -102,7 +102,7 @@ describe('S3 file store shared by two nodes', () => {
     const res = await b.fetch(`${u.pathname}${u.search}`);
     assert.equal(res.status, 200);
     assert.match(pdfToText(Buffer.from(await res.arrayBuffer())), /Queued Grace/);
-    assert.ok(await s3.read(BUCKET, `generated/${u.pathname.split('/')[2]}.pdf`));
+    assert.ok(await s3.read(BUCKET, `generated/files/${u.pathname.split('/')[2]}.pdf`));
   });
 
   test('the sweeper on either node deletes expired objects from the bucket and their rows', async () => {
@@ -110,7 +110,7 @@ describe('S3 file store shared by two nodes', () => {
     const id = await a.template(teamId, { content: [{ text: 'Short-lived' }] });
     const short = new URL((await createUrl(a, apiKey, id, { expiration: 60 })).body.url);
     const long = new URL((await createUrl(a, apiKey, id, { expiration: 3600 })).body.url);
-    const keyOf = (u: URL) => `generated/${u.pathname.split('/')[2]}.pdf`;
+    const keyOf = (u: URL) => `generated/files/${u.pathname.split('/')[2]}.pdf`;
     assert.ok((await s3.read(BUCKET, keyOf(short))) && (await s3.read(BUCKET, keyOf(long))));
 
     const deleted = await b.server.services.files.sweep(new Date(Date.now() + 120_000));
@@ -133,7 +133,7 @@ describe('S3 file store shared by two nodes', () => {
     const body = (await res.json()) as { checks: { store: { status: string; kind: string; location: string; ms: number } } };
     assert.equal(body.checks.store.status, 'ok');
     assert.equal(body.checks.store.kind, 's3');
-    assert.equal(body.checks.store.location, `s3://${BUCKET}/generated at ${s3.endpoint}`);
+    assert.equal(body.checks.store.location, `s3://${BUCKET}/generated/files at ${s3.endpoint}`);
   });
 });
 
@@ -147,7 +147,7 @@ describe('presigned URLs (PLATEN_STORAGE_PUBLIC_URLS=presigned)', () => {
       assert.equal(status, 200, JSON.stringify(body));
       const u = new URL(body.url);
       assert.equal(u.origin, s3.endpoint);
-      assert.match(u.pathname, new RegExp(`^/${BUCKET}/generated/[0-9a-f]{32}\\.pdf$`));
+      assert.match(u.pathname, new RegExp(`^/${BUCKET}/generated/files/[0-9a-f]{32}\\.pdf$`));
       assert.equal(u.searchParams.get('X-Amz-Expires'), '600');
       const res = await fetch(body.url);
       assert.equal(res.status, 200);
@@ -233,13 +233,13 @@ describe('an unreachable store', () => {
       const report = (await ready.json()) as { status: string; checks: { store: { status: string; error: string } } };
       assert.equal(report.status, 'unavailable');
       assert.equal(report.checks.store.status, 'error');
-      assert.match(report.checks.store.error, new RegExp(`the file store s3://${BUCKET}/generated at ${own.endpoint} failed to reach: .*(ECONNREFUSED|ECONNRESET)`));
+      assert.match(report.checks.store.error, new RegExp(`the file store s3://${BUCKET}/generated/files at ${own.endpoint} failed to reach: .*(ECONNREFUSED|ECONNRESET)`));
       assert.equal((await d.fetch('/healthz')).status, 200, 'liveness does not depend on the store');
 
       const { status, body } = await createUrl(d, apiKey, id);
       assert.equal(status, 503);
       assert.equal(body.code, 'STORAGE_UNAVAILABLE');
-      assert.match(body.detail ?? '', /the file store s3:\/\/platen-files\/generated .* failed to write: .*; the credit was refunded/);
+      assert.match(body.detail ?? '', /the file store s3:\/\/platen-files\/generated\/files .* failed to write: .*; the credit was refunded/);
       assert.equal(await balance(d, teamId), 2, 'only the first render was paid');
 
       const link = await d.fetch(`${before.pathname}${before.search}`);
