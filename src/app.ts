@@ -15,6 +15,9 @@ import { bodyLimit } from './middleware/body-limit.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import type { RenderPool } from './render/pool.ts';
 import { accountRoutes } from './routes/account.ts';
+import { assetRoutes } from './routes/assets.ts';
+import type { ImageResolver } from './services/image-sources.ts';
+import type { BlobStore } from './storage/index.ts';
 import { cdnRoutes } from './routes/cdn.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { jobRoutes } from './routes/jobs.ts';
@@ -60,6 +63,10 @@ export interface Services {
   /** The async job queue: in process (SQLite) or pg-boss (cluster mode). */
   runner: JobQueue;
   deliverer: WebhookDeliverer;
+  /** Where uploaded assets' bytes are (services/assets.ts). */
+  assets: BlobStore;
+  /** Fetches URL and asset images before renders (services/image-sources.ts). */
+  images: ImageResolver;
   /** Shutdown state (absent: never draining). */
   lifecycle?: Lifecycle;
 }
@@ -87,6 +94,7 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   v1.route('/templates', templateRoutes(s));
   v1.route('/account', accountRoutes(s));
   v1.route('/integrations', integrationRoutes(s));
+  v1.route('/assets', assetRoutes(s));
   app.route('/v1', v1);
   return app;
 }

@@ -87,6 +87,10 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** Allow S3 integration endpoints on private, loopback or reserved addresses (self-hosted MinIO, tests). */
   s3AllowPrivateEndpoints: boolean;
+  /** Images by URL (PLATEN_IMAGE_*): private addresses allowed, body size, deadline, cache budget, extra CAs (PEM), sources per render. */
+  imageFetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number; cacheMb: number; ca: string | undefined; maxSources: number };
+  /** Largest uploaded asset, bytes (PLATEN_ASSET_MAX_BYTES). */
+  assetMaxBytes: number;
   maxBodyBytes: number;
   /** Days a finished job row is kept (at least 7, the longest URL lifetime, so files expire first). */
   jobRetentionDays: number;
@@ -182,6 +186,26 @@ const envSchema = z.object({
     .transform((s) => s.split(',').map(Number)),
   PLATEN_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS: bool.default(false),
+  PLATEN_IMAGE_ALLOW_PRIVATE: bool.default(false),
+  PLATEN_IMAGE_FETCH_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  PLATEN_IMAGE_FETCH_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  PLATEN_IMAGE_FETCH_MAX_SOURCES: int(1, 10_000).default(50),
+  PLATEN_IMAGE_CACHE_MB: int(0, 1024 * 1024).default(64),
+  PLATEN_IMAGE_FETCH_CA_FILE: z
+    .string()
+    .optional()
+    .transform((f, ctx) => {
+      if (f === undefined || f.trim() === '') return undefined;
+      try {
+        const pem = readFileSync(f, 'utf8');
+        if (!pem.includes('-----BEGIN CERTIFICATE-----')) ctx.addIssue({ code: 'custom', message: `"${f}" holds no PEM certificate` });
+        return pem;
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: `"${f}" cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` });
+        return undefined;
+      }
+    }),
+  PLATEN_ASSET_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(5 * 1024 * 1024),
   PLATEN_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   PLATEN_MAX_IMAGE_OUTPUT_PIXELS: int(10_000, 1_000_000_000).default(DEFAULT_MAX_IMAGE_PIXELS),
   PLATEN_MAX_PAGES: int(1, 1_000_000).default(DEFAULT_LIMITS.maxPages),
@@ -284,6 +308,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryDelays: e.PLATEN_WEBHOOK_RETRY_DELAYS,
     webhookAllowPrivate: e.PLATEN_WEBHOOK_ALLOW_PRIVATE,
     s3AllowPrivateEndpoints: e.PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS,
+    imageFetch: {
+      allowPrivate: e.PLATEN_IMAGE_ALLOW_PRIVATE,
+      maxBytes: e.PLATEN_IMAGE_FETCH_MAX_BYTES,
+      timeoutMs: e.PLATEN_IMAGE_FETCH_TIMEOUT_MS,
+      cacheMb: e.PLATEN_IMAGE_CACHE_MB,
+      ca: e.PLATEN_IMAGE_FETCH_CA_FILE,
+      maxSources: e.PLATEN_IMAGE_FETCH_MAX_SOURCES,
+    },
+    assetMaxBytes: e.PLATEN_ASSET_MAX_BYTES,
     maxBodyBytes: e.PLATEN_MAX_BODY_BYTES,
     maxImageOutputPixels: e.PLATEN_MAX_IMAGE_OUTPUT_PIXELS,
     engineLimits: {

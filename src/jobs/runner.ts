@@ -11,7 +11,9 @@
  * (src/jobs/boss.ts); both implement JobQueue and run a job with processJob.
  */
 import type { Db } from '../../db/database.ts';
-import type { PdfVariant } from '../../engine/index.ts';
+import type { PdfVariant, Protection } from '../../engine/index.ts';
+import { ImageSourceFailure, type ImageResolver } from '../services/image-sources.ts';
+import type { SecretBox } from '../services/secrets.ts';
 import type { Logger } from '../logger.ts';
 import { FairQueue } from '../render/fair-queue.ts';
 import { RenderFailure, type RenderOnThread, type RenderPool } from '../render/pool.ts';
@@ -20,6 +22,16 @@ import { StorageFailure } from '../storage/store.ts';
 import { findS3Integration } from '../services/integrations.ts';
 import { claimJob, completeJob, failJob, handBackJob, recoverJobs, type InTransaction, type JobRow } from '../services/jobs.ts';
 import { S3Failure, s3Location, type S3Storage } from '../services/s3.ts';
+
+/** The output protection sealed with a job. @throws JobFailure when it cannot be opened. */
+function openProtection(secrets: SecretBox | undefined, sealed: string): Protection {
+  try {
+    if (!secrets) throw new Error('no secret box');
+    return JSON.parse(secrets.open(sealed)) as Protection;
+  } catch {
+    throw new JobFailure('RENDER_ERROR', 'the job\'s password could not be read back (PLATEN_SECRET changed since it was queued?)');
+  }
+}
 
 /** A job failure with its own error_code (not a render failure). */
 class JobFailure extends Error {
@@ -39,6 +51,10 @@ export interface RunnerDeps {
   log: Logger;
   /** Called when a job reaches a terminal state (to deliver its webhook). */
   onResolved: () => void;
+  /** Opens a job's sealed output protection (absent: such jobs fail). */
+  secrets?: SecretBox;
+  /** Fetches a job's URL and asset images when it runs (absent: the engine refuses such sources). */
+  images?: ImageResolver;
 }
 
 /** The async job queue as routes and the server use it: in process (SQLite) or pg-boss (cluster). */
@@ -211,7 +227,7 @@ export interface ProcessOptions {
  * (with its refund) on a render, storage or upload failure. Both writes are fenced on this start
  * (completeJob, failJob). @returns whether this call resolved the job.
  */
-export async function processJob(deps: Pick<RunnerDeps, 'db' | 'files' | 's3' | 'log'>, job: JobRow, render: RenderOnThread, opts: ProcessOptions = {}): Promise<boolean> {
+export async function processJob(deps: Pick<RunnerDeps, 'db' | 'files' | 's3' | 'log' | 'secrets' | 'images'>, job: JobRow, render: RenderOnThread, opts: ProcessOptions = {}): Promise<boolean> {
   const { db, files, s3, log } = deps;
   const current = opts.current ?? (() => true);
   const id = job.id;
@@ -221,7 +237,17 @@ export async function processJob(deps: Pick<RunnerDeps, 'db' | 'files' | 's3' | 
     if (job.storeS3 && !integration) {
       throw new JobFailure('S3_INTEGRATION_MISSING', 'the team has no S3 integration any more (it was removed after the job was queued); configure one with POST /v1/integrations/s3');
     }
-    const { pdf, warnings } = await render({ definitionJson: job.definition, data: JSON.parse(job.data), pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined });
+    const data = JSON.parse(job.data);
+    const protection = job.protectionEnc ? openProtection(deps.secrets, job.protectionEnc) : undefined;
+    // URL and asset images are fetched now, when the job runs (an asset deleted since fails it).
+    let images: Map<string, Uint8Array> | undefined;
+    try {
+      images = (await deps.images?.resolve(job.teamId, job.definition, data)) ?? undefined;
+    } catch (e) {
+      if (e instanceof ImageSourceFailure) throw new JobFailure(e.code, e.message);
+      throw e;
+    }
+    const { pdf, warnings } = await render({ definitionJson: job.definition, data, pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined, images, protection });
     if (warnings.length > 0) log.warn({ job: id, template: job.templateId, warnings: warnings.length }, 'rendered with warnings');
     const filename = `${job.filename}.pdf`;
     if (integration) {

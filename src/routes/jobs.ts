@@ -4,6 +4,7 @@ import type { AppEnv, Services } from '../app.ts';
 import { validationError } from '../errors.ts';
 import { asyncCreated, createAsyncBody, jobList, jobListQuery, jobRecord } from '../schemas/jobs.ts';
 import { checkRequest } from '../services/generate.ts';
+import { protectionOf } from '../schemas/pdf.ts';
 import { getJob, insertJob, listJobs, toJobJson } from '../services/jobs.ts';
 import { webhookUrlProblem } from '../services/network.ts';
 import { authErrors, errorResponse, json, newRouter } from './router.ts';
@@ -49,6 +50,8 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
     const body = c.req.valid('json');
     const teamId = c.get('teamId');
     // The cheap, local checks first; the webhook URL's DNS lookup only for a request they let through.
+    // Passwords are kept sealed with the job (AES-256-GCM, secrets.ts) until it runs; never in clear.
+    const protection = protectionOf(body);
     const { definition } = await checkRequest(s.db, teamId, { ...body, export_type: 'url' }, s.pool.engineLimits);
     if (body.webhook_url !== undefined) {
       const problem = await webhookUrlProblem(body.webhook_url, s.config.webhookAllowPrivate);
@@ -68,6 +71,7 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
       pdfVariant: body.pdf_variant,
       webhookUrl: body.webhook_url,
       webhookSecretEnc: body.webhook_secret !== undefined ? s.secrets.seal(body.webhook_secret) : undefined,
+      protectionEnc: protection ? s.secrets.seal(JSON.stringify(protection)) : undefined,
     }, enqueueIn);
     if (!enqueueIn) s.runner.enqueue(job.id, teamId);
     return c.json({ job_id: job.id, status: 'pending' as const, credits_remaining: creditsRemaining }, 202);

@@ -3,7 +3,8 @@ import { z } from '@hono/zod-openapi';
 import { jsonObject } from './common.ts';
 import { s3BucketName, s3KeyPrefix } from './integrations.ts';
 
-import { PDF_VARIANTS } from '../../engine/index.ts';
+import { PDF_VARIANTS, PERMISSIONS, type Permission, type Protection } from '../../engine/index.ts';
+import { validationError } from '../errors.ts';
 
 /** §2.1: every field rule, checked before anything else happens. */
 export const createPdfBody = z
@@ -28,9 +29,35 @@ export const createPdfBody = z
       .optional()
       .openapi({ description: "claim and meet PDF/UA-1 (accessible PDF): tagged, titled, every image and code with alt text; default: the template's pdfUa, else false; not with pdf_variant pdf/a-1b" }),
     version: z.string().min(1).max(50).optional().openapi({ description: 'a version number (as a string) or a tag; default: the draft' }),
+    password: z.string().min(1).max(128).optional().openapi({ description: 'encrypt the PDF (AES-256): readers ask for this password to open it; not with pdf_variant' }),
+    owner_password: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .openapi({ description: 'encrypt the PDF: this password lifts the restrictions of `permissions`; default: a random one nobody knows; not with pdf_variant' }),
+    permissions: z
+      .array(z.enum(PERMISSIONS as [Permission, ...Permission[]]))
+      .max(4)
+      .refine((p) => new Set(p).size === p.length, 'each permission at most once')
+      .optional()
+      .openapi({ description: 'encrypt the PDF and allow only these without the owner password: "print", "copy", "modify", "annotate" ([] allows none); default: all; not with pdf_variant', example: ['print'] }),
   })
   .strict()
   .openapi('CreatePdfRequest');
+
+/**
+ * The output protection of a request, or undefined without `password`, `owner_password` and
+ * `permissions`. PDF/A forbids encryption: with `pdf_variant` it is 400 VALIDATION_ERROR naming
+ * the first protection field.
+ * @throws ApiError VALIDATION_ERROR
+ */
+export function protectionOf(req: Pick<CreatePdfBody, 'password' | 'owner_password' | 'permissions' | 'pdf_variant'>): Protection | undefined {
+  const field = req.password !== undefined ? 'password' : req.owner_password !== undefined ? 'owner_password' : req.permissions !== undefined ? 'permissions' : null;
+  if (field === null) return undefined;
+  if (req.pdf_variant) throw validationError([{ path: field, message: `a protected (encrypted) PDF cannot be ${req.pdf_variant}: PDF/A forbids encryption; leave out pdf_variant or the protection fields` }]);
+  return { userPassword: req.password, ownerPassword: req.owner_password, permissions: req.permissions };
+}
 
 export type CreatePdfBody = z.infer<typeof createPdfBody>;
 

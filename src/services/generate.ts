@@ -17,6 +17,7 @@ import { requireS3Integration, type S3IntegrationRow } from './integrations.ts';
 import { S3Failure, s3Location, type S3Storage } from './s3.ts';
 import { StorageFailure } from '../storage/store.ts';
 import { definitionFor, getTemplate } from './templates.ts';
+import { resolveImages, type ImageResolver } from './image-sources.ts';
 
 export interface GenerateDeps {
   db: Db;
@@ -24,6 +25,8 @@ export interface GenerateDeps {
   files: FileStore;
   s3: S3Storage;
   log: Logger;
+  /** Fetches URL and asset images before the render (absent: the engine refuses such sources). */
+  images?: ImageResolver;
 }
 
 /** What a synchronous generation gives back; `renderMs`: its time in the render pool (for the request log). */
@@ -103,7 +106,10 @@ export async function renderOrRefund<T>(db: Db, teamId: string, pendingId: numbe
 
 /** POST /v1/pdf/create. @throws ApiError per §7.1. */
 export async function generateSync(deps: GenerateDeps, teamId: string, req: CreatePdfBody): Promise<SyncResult> {
+  const protection = protectionOf(req);
   const { definition, integration } = await checkRequest(deps.db, teamId, req, deps.pool.engineLimits);
+  // URL and asset images are fetched before the debit: a source that cannot be had costs nothing.
+  const images = await resolveImages(deps.images, teamId, definition, req.data);
   const filename = `${req.filename}.pdf`;
   const loc = integration ? s3Location(integration, filename, { bucket: req.s3_bucket, prefix: req.s3_filepath }) : undefined;
   // The balance this call's debit left: "after this call" (§2.3), whatever runs concurrently.
@@ -113,7 +119,7 @@ export async function generateSync(deps: GenerateDeps, teamId: string, req: Crea
     teamId,
     pendingId,
     async (): Promise<SyncResult> => {
-      const { pdf, warnings, ms: renderMs } = await deps.pool.render(definition, req.data, { team: teamId, pdfVariant: req.pdf_variant });
+      const { pdf, warnings, ms: renderMs } = await deps.pool.render(definition, req.data, { team: teamId, pdfVariant: req.pdf_variant, images, protection });
       if (warnings.length > 0) deps.log.warn({ template: req.template_id, warnings: warnings.length }, 'rendered with warnings');
       if (req.export_type === 'binary') return { kind: 'binary', pdf, creditsRemaining: balance, renderMs, warnings };
       if (integration && loc) {

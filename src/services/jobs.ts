@@ -28,6 +28,8 @@ export interface NewJob {
   pdfVariant?: string;
   webhookUrl?: string;
   webhookSecretEnc?: string;
+  /** Output protection (engine Protection) as sealed JSON (secrets.ts). */
+  protectionEnc?: string;
 }
 
 /**
@@ -63,6 +65,7 @@ export async function insertJob(db: Db, teamId: string, job: NewJob, enqueue?: I
       pdfVariant: job.pdfVariant ?? null,
       webhookUrl: job.webhookUrl ?? null,
       webhookSecretEnc: job.webhookSecretEnc ?? null,
+      protectionEnc: job.protectionEnc ?? null,
       createdAt: now,
       updatedAt: now,
     };

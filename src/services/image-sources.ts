@@ -1,0 +1,119 @@
+/**
+ * Image sources resolved before a render: the engine lists the sources a definition bound with
+ * its data needs from outside (`https://...` URLs and `asset:<id>`), and this fetches their bytes
+ * (image-fetch.ts; the team's assets from the asset store) so the render thread gets them with
+ * the task. A source that cannot be had fails the request with IMAGE_FETCH_FAILED, naming the
+ * source and the template path that uses it, before any credit moves (synchronous requests) or
+ * as the job's error (async jobs, whose images are fetched when the job runs).
+ */
+import type { Db } from '../../db/database.ts';
+import { imageSources, type ImageSourceUse } from '../../engine/index.ts';
+import { ApiError } from '../errors.ts';
+import { definitionCache } from '../render/definitions.ts';
+import type { BlobStore } from '../storage/index.ts';
+import { StorageFailure } from '../storage/store.ts';
+import { assetBytes } from './assets.ts';
+import { ImageFetchError, type ImageFetcher } from './image-fetch.ts';
+
+/** A source that could not be fetched: `message` names it and the path; `url` and `path` apart. */
+export class ImageSourceFailure extends Error {
+  readonly code = 'IMAGE_FETCH_FAILED';
+  constructor(
+    message: string,
+    readonly url: string,
+    readonly path: string,
+  ) {
+    super(message);
+    this.name = 'ImageSourceFailure';
+  }
+}
+
+/** What resolving needs. */
+export interface ImageResolverOptions {
+  /** Distinct URL and asset sources one render may use. */
+  maxSources: number;
+  /** Fetches running at once for one render. */
+  concurrency?: number;
+}
+
+const parsed = definitionCache();
+
+/** Resolves the external image sources of renders (one per process). */
+export class ImageResolver {
+  constructor(
+    private readonly db: Db,
+    private readonly fetcher: ImageFetcher,
+    private readonly assets: BlobStore,
+    private readonly opts: ImageResolverOptions,
+  ) {}
+
+  /**
+   * The bytes of every URL and asset image of `definitionJson` bound with `data`, by source; null
+   * when it has none (the common case: nothing is fetched).
+   * @throws ImageSourceFailure (IMAGE_FETCH_FAILED) for the first source that cannot be had.
+   */
+  async resolve(teamId: string, definitionJson: string, data: unknown, now = new Date()): Promise<Map<string, Uint8Array> | null> {
+    // Cheap test first: a definition without those sources needs no binding pass.
+    if (!/asset:|https?:|\{\{/i.test(definitionJson)) return null;
+    let uses: ImageSourceUse[];
+    try {
+      uses = imageSources(parsed(definitionJson), data, { now });
+    } catch {
+      return null; // an invalid definition: the render says what is wrong
+    }
+    // Anything else (not a data: URI, not a URL, not an asset) is the engine's to refuse (IMAGE_INVALID).
+    uses = uses.filter((u) => /^(https?:|asset:)/i.test(u.src));
+    if (uses.length === 0) return null;
+    if (uses.length > this.opts.maxSources) {
+      const u = uses[this.opts.maxSources];
+      throw new ImageSourceFailure(`${u.path}: more than ${this.opts.maxSources} distinct image URLs and assets in one document (PLATEN_IMAGE_FETCH_MAX_SOURCES)`, u.src, u.path);
+    }
+    const out = new Map<string, Uint8Array>();
+    let next = 0;
+    const worker = async () => {
+      while (next < uses.length) {
+        const use = uses[next++];
+        out.set(use.src, await this.one(teamId, use));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.opts.concurrency ?? 4, uses.length) }, worker));
+    return out;
+  }
+
+  private async one(teamId: string, { src, path }: ImageSourceUse): Promise<Buffer> {
+    const shown = src.length > 200 ? `${src.slice(0, 200)}...` : src;
+    if (/^asset:/i.test(src)) {
+      const id = src.slice('asset:'.length);
+      let bytes: Buffer | null;
+      try {
+        bytes = await assetBytes(this.db, this.assets, teamId, id);
+      } catch (e) {
+        if (e instanceof StorageFailure) throw new ImageSourceFailure(`${path}: asset ${id} could not be read: ${e.message}`, src, path);
+        throw e;
+      }
+      if (!bytes) throw new ImageSourceFailure(`${path}: asset ${id} does not exist (it was deleted, or belongs to another team); upload it with POST /v1/assets`, src, path);
+      return bytes;
+    }
+    try {
+      return await this.fetcher.fetch(src);
+    } catch (e) {
+      if (e instanceof ImageFetchError) throw new ImageSourceFailure(`${path}: image ${shown} could not be fetched: ${e.message}`, src, path);
+      throw e;
+    }
+  }
+}
+
+/**
+ * The images of a synchronous request, fetched before its credit is taken; undefined without
+ * any (or without a resolver).
+ * @throws ApiError 422 IMAGE_FETCH_FAILED with `url` and `path`.
+ */
+export async function resolveImages(resolver: ImageResolver | undefined, teamId: string, definitionJson: string, data: unknown): Promise<Map<string, Uint8Array> | undefined> {
+  if (!resolver) return undefined;
+  try {
+    return (await resolver.resolve(teamId, definitionJson, data)) ?? undefined;
+  } catch (e) {
+    if (e instanceof ImageSourceFailure) throw new ApiError(422, 'IMAGE_FETCH_FAILED', e.message, { url: e.url, path: e.path });
+    throw e;
+  }
+}
