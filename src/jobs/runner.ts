@@ -14,9 +14,12 @@ import type { Db } from '../../db/database.ts';
 import type { PdfVariant, Protection } from '../../engine/index.ts';
 import { ImageSourceFailure, type ImageResolver } from '../services/image-sources.ts';
 import type { SecretBox } from '../services/secrets.ts';
+import { DEFAULT_MAX_IMAGE_PIXELS } from '../../engine/index.ts';
 import type { Logger } from '../logger.ts';
 import { FairQueue } from '../render/fair-queue.ts';
-import { RenderFailure, type RenderOnThread, type RenderPool } from '../render/pool.ts';
+import { RenderFailure, type ImageTask, type RenderOnThread, type RenderPool } from '../render/pool.ts';
+import { IMAGE_EXTENSIONS } from '../schemas/image.ts';
+import { contentTypeOf } from '../services/files.ts';
 import type { FileStore } from '../services/files.ts';
 import { StorageFailure } from '../storage/store.ts';
 import { findS3Integration } from '../services/integrations.ts';
@@ -31,6 +34,13 @@ function openProtection(secrets: SecretBox | undefined, sealed: string): Protect
   } catch {
     throw new JobFailure('RENDER_ERROR', 'the job\'s password could not be read back (PLATEN_SECRET changed since it was queued?)');
   }
+}
+
+/** The image render of an image job (output png or jpeg), or undefined for a PDF job. */
+function imageTaskOf(job: JobRow): ImageTask | undefined {
+  if (job.output === 'pdf') return undefined;
+  const options = JSON.parse(job.imageOptions ?? '{}') as Partial<Omit<ImageTask, 'format'>>;
+  return { format: job.output, scale: options.scale ?? 2, page: options.page ?? 1, maxPixels: options.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS };
 }
 
 /** A job failure with its own error_code (not a render failure). */
@@ -231,6 +241,12 @@ export async function processJob(deps: Pick<RunnerDeps, 'db' | 'files' | 's3' | 
   const { db, files, s3, log } = deps;
   const current = opts.current ?? (() => true);
   const id = job.id;
+  // An image job renders one page as PNG or JPEG through the same thread (jobs.output, image_options).
+  const image = imageTaskOf(job);
+  if (image) {
+    const onThread = render;
+    render = (input) => onThread({ ...input, pdfVariant: undefined, image });
+  }
   try {
     // S3 output uploads with the integration as it is now (the request checked there was one).
     const integration = job.storeS3 ? await findS3Integration(db, job.teamId) : undefined;
@@ -249,11 +265,11 @@ export async function processJob(deps: Pick<RunnerDeps, 'db' | 'files' | 's3' | 
     }
     const { pdf, warnings } = await render({ definitionJson: job.definition, data, pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined, images, protection });
     if (warnings.length > 0) log.warn({ job: id, template: job.templateId, warnings: warnings.length }, 'rendered with warnings');
-    const filename = `${job.filename}.pdf`;
+    const filename = `${job.filename}.${image ? IMAGE_EXTENSIONS[image.format] : 'pdf'}`;
     if (integration) {
       const loc = s3Location(integration, filename, { bucket: job.s3Bucket, prefix: job.s3Filepath });
       try {
-        await s3.upload(integration, loc, pdf);
+        await s3.upload(integration, loc, pdf, contentTypeOf(filename));
       } catch (e) {
         if (e instanceof S3Failure) throw new JobFailure('S3_UPLOAD_FAILED', `the upload to bucket "${loc.bucket}" failed: ${e.message}`);
         throw e;

@@ -4,6 +4,7 @@ import type { AppEnv, Services } from '../app.ts';
 import { validationError } from '../errors.ts';
 import { asyncCreated, createAsyncBody, jobList, jobListQuery, jobRecord } from '../schemas/jobs.ts';
 import { checkRequest } from '../services/generate.ts';
+import { checkImageRequest } from '../services/image.ts';
 import { protectionOf } from '../schemas/pdf.ts';
 import { getJob, insertJob, listJobs, toJobJson } from '../services/jobs.ts';
 import { webhookUrlProblem } from '../services/network.ts';
@@ -52,7 +53,11 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
     // The cheap, local checks first; the webhook URL's DNS lookup only for a request they let through.
     // Passwords are kept sealed with the job (AES-256-GCM, secrets.ts) until it runs; never in clear.
     const protection = protectionOf(body);
-    const { definition } = await checkRequest(s.db, teamId, { ...body, export_type: 'url' }, s.pool.engineLimits);
+    // Image output takes templates of either type and checks the image's size instead.
+    const { definition } =
+      body.output === 'pdf'
+        ? await checkRequest(s.db, teamId, { ...body, export_type: 'url' }, s.pool.engineLimits)
+        : await checkImageRequest(s, teamId, { ...body, scale: body.scale ?? 2 }, s.config.maxImageOutputPixels);
     if (body.webhook_url !== undefined) {
       const problem = await webhookUrlProblem(body.webhook_url, s.config.webhookAllowPrivate);
       if (problem) throw validationError([{ path: 'webhook_url', message: problem }]);
@@ -71,6 +76,8 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
       pdfVariant: body.pdf_variant,
       webhookUrl: body.webhook_url,
       webhookSecretEnc: body.webhook_secret !== undefined ? s.secrets.seal(body.webhook_secret) : undefined,
+      output: body.output,
+      imageOptions: body.output === 'pdf' ? undefined : { scale: body.scale ?? 2, page: body.page ?? 1, maxPixels: s.config.maxImageOutputPixels },
       protectionEnc: protection ? s.secrets.seal(JSON.stringify(protection)) : undefined,
     }, enqueueIn);
     if (!enqueueIn) s.runner.enqueue(job.id, teamId);

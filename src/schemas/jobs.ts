@@ -1,16 +1,34 @@
 /** Schemas of queued generation (spec §2.2, §2.4, §2.5, §2.6, §4.4). */
 import { z } from '@hono/zod-openapi';
 import { pageOf, pageQuery } from './common.ts';
+import { imagePage, imageScale } from './image.ts';
 import { createPdfBody, renderWarning } from './pdf.ts';
 
-/** §2.2: the fields of §2.1, export_type "url" only, plus the webhook. */
+/** What a job makes: a PDF, or one page as an image. */
+export const JOB_OUTPUTS = ['pdf', 'png', 'jpeg'] as const;
+
+/** §2.2: the fields of §2.1, export_type "url" only, plus the webhook; `output` for image jobs. */
 export const createAsyncBody = createPdfBody
   .extend({
     export_type: z.enum(['url'], { message: 'only "url" is supported for async jobs' }).default('url'),
     webhook_url: z.string().min(1).max(2048).optional().openapi({ description: 'public HTTPS URL notified when the job completes or fails' }),
     webhook_secret: z.string().min(16).max(256).optional().openapi({ description: 'signs webhook payloads with HMAC-SHA256' }),
+    output: z.enum(JOB_OUTPUTS).default('pdf').openapi({ description: '"pdf" (default), or one page as an image: "png" or "jpeg" (as POST /v1/image/create; then `scale` and `page` apply)' }),
+    scale: imageScale.optional(),
+    page: imagePage.optional(),
   })
   .strict()
+  .superRefine((b, ctx) => {
+    if (b.output === 'pdf') {
+      if (b.scale !== undefined) ctx.addIssue({ code: 'custom', path: ['scale'], message: 'scale is for image output: set output to "png" or "jpeg"' });
+      if (b.page !== undefined) ctx.addIssue({ code: 'custom', path: ['page'], message: 'page is for image output: set output to "png" or "jpeg" (a PDF holds every page)' });
+    } else {
+      // The PDF's own options (PDF/A, passwords, tagging) mean nothing to an image.
+      for (const key of ['pdf_variant', 'password', 'owner_password', 'permissions', 'pdf_ua']) {
+        if ((b as Record<string, unknown>)[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is for PDF output, not "${b.output}"` });
+      }
+    }
+  })
   .openapi('CreatePdfAsyncRequest');
 
 export type CreateAsyncBody = z.infer<typeof createAsyncBody>;
@@ -30,6 +48,7 @@ export const jobRecord = z
     id: z.string().uuid(),
     status: z.enum(JOB_STATUSES),
     template_id: z.string(),
+    output: z.enum(JOB_OUTPUTS).openapi({ description: 'what the job makes: "pdf", or one page as "png" or "jpeg"' }),
     export_type: z.string(),
     filename: z.string(),
     store_s3: z.boolean(),

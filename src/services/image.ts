@@ -14,7 +14,7 @@ import { IMAGE_EXTENSIONS, type CreateImageBody } from '../schemas/image.ts';
 import { debitSyncGeneration } from './credits.ts';
 import { checkDataFor, renderOrRefund, wantsS3 } from './generate.ts';
 import type { FileStore } from './files.ts';
-import { requireS3Integration } from './integrations.ts';
+import { requireS3Integration, type S3IntegrationRow } from './integrations.ts';
 import { s3Location, type S3Storage } from './s3.ts';
 import { definitionFor, getTemplate } from './templates.ts';
 
@@ -75,13 +75,27 @@ export function pageError(e: unknown, refunded: boolean): unknown {
   return e;
 }
 
-/** POST /v1/image/create. @throws ApiError as POST /v1/pdf/create, and 400 VALIDATION_ERROR for `scale` (too many pixels) or `page` (past the last page). */
-export async function generateImage(deps: ImageDeps, teamId: string, req: CreateImageBody): Promise<ImageResult> {
+/**
+ * Everything that can refuse an image request without costing a credit: the template (of either
+ * type), its version, the data's shape, the image's size, the S3 integration when it goes to S3.
+ * @returns the definition to render and the S3 integration (or null).
+ */
+export async function checkImageRequest(
+  deps: Pick<ImageDeps, 'db' | 'pool'>,
+  teamId: string,
+  req: Pick<CreateImageBody, 'template_id' | 'version' | 'data' | 'scale' | 'store_s3' | 'export_type'>,
+  maxPixels: number,
+): Promise<{ definition: string; integration: S3IntegrationRow | null }> {
   const template = await getTemplate(deps.db, teamId, req.template_id);
   const definition = await definitionFor(deps.db, template, req.version);
   checkDataFor(definition, req.data, req.template_id, deps.pool.engineLimits);
-  checkImageSize(definition, req.scale, deps.maxPixels);
-  const integration = wantsS3(req) ? await requireS3Integration(deps.db, teamId) : null;
+  checkImageSize(definition, req.scale, maxPixels);
+  return { definition, integration: wantsS3(req) ? await requireS3Integration(deps.db, teamId) : null };
+}
+
+/** POST /v1/image/create. @throws ApiError as POST /v1/pdf/create, and 400 VALIDATION_ERROR for `scale` (too many pixels) or `page` (past the last page). */
+export async function generateImage(deps: ImageDeps, teamId: string, req: CreateImageBody): Promise<ImageResult> {
+  const { definition, integration } = await checkImageRequest(deps, teamId, req, deps.maxPixels);
   const filename = `${req.filename}.${IMAGE_EXTENSIONS[req.format]}`;
   const contentType = imageContentType(req.format);
   const loc = integration ? s3Location(integration, filename, { bucket: req.s3_bucket, prefix: req.s3_filepath }) : undefined;

@@ -28,6 +28,10 @@ export interface NewJob {
   pdfVariant?: string;
   webhookUrl?: string;
   webhookSecretEnc?: string;
+  /** What the job makes (default "pdf"); image jobs also `imageOptions`. */
+  output?: 'pdf' | 'png' | 'jpeg';
+  /** Image jobs: the page, pixels per point and the pixel limit when the job was accepted. */
+  imageOptions?: { scale: number; page: number; maxPixels: number };
   /** Output protection (engine Protection) as sealed JSON (secrets.ts). */
   protectionEnc?: string;
 }
@@ -65,6 +69,8 @@ export async function insertJob(db: Db, teamId: string, job: NewJob, enqueue?: I
       pdfVariant: job.pdfVariant ?? null,
       webhookUrl: job.webhookUrl ?? null,
       webhookSecretEnc: job.webhookSecretEnc ?? null,
+      output: job.output ?? 'pdf',
+      imageOptions: job.imageOptions ? JSON.stringify(job.imageOptions) : null,
       protectionEnc: job.protectionEnc ?? null,
       createdAt: now,
       updatedAt: now,
@@ -259,6 +265,7 @@ export function toJobJson(j: JobRow) {
     id: j.id,
     status: j.status,
     template_id: j.templateId,
+    output: j.output,
     export_type: j.exportType,
     filename: j.filename,
     store_s3: j.storeS3,
