@@ -16,6 +16,7 @@ import { checkDataFor, renderOrRefund, wantsS3 } from './generate.ts';
 import type { FileStore } from './files.ts';
 import { requireS3Integration, type S3IntegrationRow } from './integrations.ts';
 import { s3Location, type S3Storage } from './s3.ts';
+import { resolveImages, type ImageResolver } from './image-sources.ts';
 import { definitionFor, getTemplate } from './templates.ts';
 
 export interface ImageDeps {
@@ -26,6 +27,8 @@ export interface ImageDeps {
   log: Logger;
   /** PLATEN_MAX_IMAGE_OUTPUT_PIXELS. */
   maxPixels: number;
+  /** Fetches URL and asset images before the render (absent: the engine refuses such sources). */
+  images?: ImageResolver;
 }
 
 /** What an image generation gives back; `renderMs`: its time in the render pool. */
@@ -99,6 +102,8 @@ export async function generateImage(deps: ImageDeps, teamId: string, req: Create
   const filename = `${req.filename}.${IMAGE_EXTENSIONS[req.format]}`;
   const contentType = imageContentType(req.format);
   const loc = integration ? s3Location(integration, filename, { bucket: req.s3_bucket, prefix: req.s3_filepath }) : undefined;
+  // URL and asset images are fetched before the debit: a source that cannot be had costs nothing.
+  const images = await resolveImages(deps.images, teamId, definition, req.data);
   const { balance, pendingId } = await debitSyncGeneration(deps.db, teamId);
   const image: ImageTask = { format: req.format, scale: req.scale, page: req.page, maxPixels: deps.maxPixels };
   try {
@@ -107,7 +112,7 @@ export async function generateImage(deps: ImageDeps, teamId: string, req: Create
       teamId,
       pendingId,
       async (): Promise<ImageResult> => {
-        const out = await deps.pool.render(definition, req.data, { team: teamId, image });
+        const out = await deps.pool.render(definition, req.data, { team: teamId, image, images });
         const common = { renderMs: out.ms, warnings: out.warnings, width: out.image?.width ?? 0, height: out.image?.height ?? 0, page: req.page, pages: out.pages };
         if (out.warnings.length > 0) deps.log.warn({ template: req.template_id, warnings: out.warnings.length }, 'rendered with warnings');
         if (req.export_type === 'binary') return { kind: 'binary', image: out.pdf, contentType, creditsRemaining: balance, ...common };
