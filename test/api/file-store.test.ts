@@ -203,6 +203,24 @@ describe('configuration', () => {
   });
 });
 
+describe('the local store (default)', () => {
+  test('/healthz reports the data dir\'s files folder; a URL is served from it', async () => {
+    const d = await startTestServer();
+    try {
+      const body = (await (await d.fetch('/healthz')).json()) as { checks: { store: { status: string; kind: string; location: string } } };
+      assert.deepEqual({ ...body.checks.store, ms: undefined }, { status: 'ok', kind: 'local', location: join(d.dataDir, 'files'), ms: undefined });
+      const { teamId, apiKey } = await d.team(1);
+      const id = await d.template(teamId, { content: [{ text: 'On the local disk' }] });
+      const u = new URL((await createUrl(d, apiKey, id)).body.url);
+      assert.ok(existsSync(join(d.dataDir, 'files', `${u.pathname.split('/')[2]}.pdf`)));
+      const res = await d.fetch(`${u.pathname}${u.search}`);
+      assert.match(pdfToText(Buffer.from(await res.arrayBuffer())), /On the local disk/);
+    } finally {
+      await d.close();
+    }
+  });
+});
+
 describe('an unreachable store', () => {
   test('a missing bucket fails /readyz naming it', async () => {
     const d = await startTestServer(storeEnv({ PLATEN_STORAGE_URL: 's3://no-such-bucket' }));
