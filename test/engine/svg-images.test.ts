@@ -1,0 +1,125 @@
+/**
+ * SVG images: drawn as vectors (path operators, no image XObject) in the box the layout gives
+ * them, sized from width/height or viewBox; cleaned (nothing outside the document is read, links
+ * and embedded rasters dropped, entities refused); limited (elements, nested <use>); and URL or
+ * asset sources taken from RenderOptions.images, listed by imageSources().
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { imageSources, renderPdf, RenderError } from '../../engine/index.ts';
+import { pdfAnnotations, pdfOperators, unionBox } from '../helpers/pdfops.ts';
+import { encodePng } from '../helpers/images.ts';
+import { NOW, render, renderError } from '../helpers/render.ts';
+
+const MARGIN = 40;
+const PAGE = { size: 'A4', margin: MARGIN };
+const near = (a: number, b: number, tol = 0.6) => Math.abs(a - b) < tol;
+const svgUri = (svg: string) => `data:image/svg+xml;utf8,${encodeURIComponent(svg)}`;
+const svg64 = (svg: string) => `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
+
+const BADGE = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100"><rect x="0" y="0" width="200" height="100" fill="#1e3a8a"/><circle cx="50" cy="50" r="30" fill="#fbbf24"/></svg>';
+
+test('an SVG is drawn as vector paths, without an image XObject, filling the box the layout gives it', async () => {
+  const r = await render({ page: PAGE, content: [{ text: 'before' }, { image: svgUri(BADGE), width: 300 }, { text: 'after' }] });
+  const [ops] = await pdfOperators(r.pdf);
+  assert.equal(ops.images.length, 0, 'no image painted');
+  assert.ok(!r.pdf.includes('/Subtype /Image'), 'no image XObject in the file');
+  assert.ok(ops.fills >= 2, `the rectangle and the circle are filled paths (${ops.fills} fills)`);
+  const box = unionBox(ops.filledBoxes);
+  assert.ok(near(box.x, MARGIN) && near(box.width, 300), `x ${box.x} width ${box.width}`);
+  assert.ok(near(box.height, 150), `height ${box.height}: the viewBox's 2:1 aspect kept`);
+  const page = r.doc.pages[0];
+  const before = page.runs.find((x) => x.str === 'before')!;
+  const after = page.runs.find((x) => x.str === 'after')!;
+  assert.ok(box.y > before.y && box.y + box.height < after.y, 'between its neighbours');
+});
+
+test('natural size: width and height (mm converted, unitless as points), else the viewBox; base64 and utf8 URIs', async () => {
+  const sized = '<svg xmlns="http://www.w3.org/2000/svg" width="50mm" height="20mm"><rect width="100%" height="100%" fill="red"/></svg>';
+  const r1 = await render({ page: PAGE, content: [{ image: svg64(sized) }] });
+  const b1 = unionBox((await pdfOperators(r1.pdf))[0].filledBoxes);
+  assert.ok(near(b1.width, (50 * 72) / 25.4, 1) && near(b1.height, (20 * 72) / 25.4, 1), `${b1.width} x ${b1.height}`);
+  const r2 = await render({ page: PAGE, content: [{ image: svgUri(BADGE) }] });
+  const b2 = unionBox((await pdfOperators(r2.pdf))[0].filledBoxes);
+  assert.ok(near(b2.width, 200) && near(b2.height, 100), `${b2.width} x ${b2.height}`);
+  const e = await renderError({ content: [{ text: 'x' }, { image: svgUri('<svg xmlns="http://www.w3.org/2000/svg"><rect width="5" height="5"/></svg>') }] });
+  assert.equal(e.code, 'IMAGE_INVALID');
+  assert.equal(e.path, 'content[1].image');
+  assert.match(e.message, /viewBox, or width and height/);
+});
+
+test('nothing outside the SVG is read or kept: external and file references, embedded rasters and links are dropped', async () => {
+  const png = `data:image/png;base64,${encodePng(2, 2, () => [255, 0, 0, 255]).toString('base64')}`;
+  const hostile = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 100 100">
+    <style>@import url(https://evil.example/x.css);</style>
+    <image href="file:///etc/passwd" width="10" height="10"/><image xlink:href="https://evil.example/a.png" width="10" height="10"/>
+    <image href="${png}" width="50" height="50"/>
+    <use href="https://evil.example/defs.svg#shape"/>
+    <a href="javascript:alert(1)"><rect x="60" y="60" width="30" height="30" fill="green"/></a>
+    <script>alert(1)</script></svg>`;
+  const r = await render({ page: PAGE, content: [{ image: svgUri(hostile), width: 100 }] });
+  const [ops] = await pdfOperators(r.pdf);
+  assert.equal(ops.images.length, 0, 'no raster image drawn');
+  assert.ok(ops.fills >= 1, 'the shape inside the link is drawn');
+  assert.deepEqual((await pdfAnnotations(r.pdf))[0], [], 'no link annotation');
+  const entity = await renderError({ content: [{ image: svgUri('<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaa">]><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><text>&a;</text></svg>') }] });
+  assert.equal(entity.code, 'IMAGE_INVALID');
+  assert.match(entity.message, /entities/);
+});
+
+test('limits: more elements than maxSvgElements, and <use> references that multiply, fail with LIMIT_EXCEEDED', async () => {
+  const many = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">${'<rect width="1" height="1"/>'.repeat(60)}</svg>`;
+  const e = await renderError({ content: [{ image: '{{i}}' }] }, { i: svgUri(many) }, { maxSvgElements: 50 });
+  assert.equal(e.code, 'LIMIT_EXCEEDED');
+  assert.equal(e.path, 'content[0].image');
+  assert.match(e.message, /more than 50 elements/);
+  // The same image within the limit of another render (the decoded image is cached) draws.
+  await render({ content: [{ image: '{{i}}' }] }, { i: svgUri(many) });
+  // Ten levels of ten <use> each: 10^10 rectangles from 111 elements.
+  let defs = '<rect id="l0" width="1" height="1"/>';
+  for (let i = 1; i <= 10; i++) defs += `<g id="l${i}">${Array.from({ length: 10 }, () => `<use href="#l${i - 1}"/>`).join('')}</g>`;
+  const bomb = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><defs>${defs}</defs><use href="#l10"/></svg>`;
+  const started = Date.now();
+  const b = await renderError({ content: [{ image: svgUri(bomb) }] });
+  assert.equal(b.code, 'LIMIT_EXCEEDED');
+  assert.match(b.message, /operators/);
+  assert.ok(Date.now() - started < 20_000, 'stopped early');
+});
+
+test('URL and asset sources: imageSources lists them with their paths (placeholders bound); their bytes come from options.images', async () => {
+  const def = {
+    header: [{ image: 'asset:0123456789abcdef0123456789abcdef', height: 10 }],
+    content: [{ text: 'x' }, { image: '{{logo}}', width: 40 }, { image: `data:image/png;base64,${encodePng(2, 2, () => [9, 9, 9, 255]).toString('base64')}` }, { stack: [{ each: 'items', as: 'it', content: [{ image: '{{it.pic}}' }] }] }],
+  };
+  const data = { logo: 'https://cdn.example.com/logo.svg', items: [{ pic: 'https://cdn.example.com/a.png' }, { pic: 'https://cdn.example.com/logo.svg' }, { pic: '' }] };
+  const sources = imageSources(def, data, { now: NOW });
+  assert.deepEqual(sources, [
+    { src: 'asset:0123456789abcdef0123456789abcdef', path: 'header[0].image' },
+    { src: 'https://cdn.example.com/logo.svg', path: 'content[1].image' },
+    { src: 'https://cdn.example.com/a.png', path: 'content[3].stack[0].image' },
+  ]);
+  const png = encodePng(4, 2, () => [0, 128, 0, 255]);
+  const images = new Map<string, Uint8Array>([
+    ['asset:0123456789abcdef0123456789abcdef', Buffer.from(BADGE)],
+    ['https://cdn.example.com/logo.svg', Buffer.from(BADGE)],
+    ['https://cdn.example.com/a.png', png],
+  ]);
+  const r = await renderPdf(def, data, { now: NOW, images });
+  const [ops] = await pdfOperators(r.pdf);
+  assert.equal(ops.images.length, 2, 'the PNGs (URL and data URI) are images; the SVGs are paths');
+  const missing = await renderPdf(def, data, { now: NOW, images: new Map([...images].slice(1)) }).catch((e) => e);
+  assert.ok(missing instanceof RenderError);
+  assert.equal(missing.code, 'IMAGE_INVALID');
+  assert.equal(missing.path, 'header[0].image');
+  assert.match(missing.message, /was not fetched/);
+  // Bytes that are not an image are refused like a bad data URI.
+  const bad = await renderPdf({ content: [{ image: 'https://x.example/a' }] }, {}, { images: new Map([['https://x.example/a', Buffer.from('<html>')]]) }).catch((e) => e);
+  assert.equal(bad.code, 'IMAGE_INVALID');
+});
+
+test('protection: AES-256 with permissions; refused with a PDF/A variant', async () => {
+  const r = await renderPdf({ content: [{ text: 'secret' }] }, {}, { now: NOW, protection: { userPassword: 'u', permissions: ['print'] } });
+  assert.match(r.pdf.subarray(0, 2000).toString('latin1') + r.pdf.subarray(-3000).toString('latin1'), /\/Encrypt/);
+  const e = await renderPdf({ content: [{ text: 'x' }] }, {}, { pdfVariant: 'pdf/a-2b', protection: { userPassword: 'u' } }).catch((x) => x);
+  assert.equal(e.code, 'PDFA_CONFLICT');
+});
