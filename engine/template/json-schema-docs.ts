@@ -90,7 +90,10 @@ export const PROPERTY_DOCS: Record<string, PropertyDoc> = {
   'span.link': { description: `URL the span links to; ${BOUND}.`, examples: ['{{payLink}}'] },
 
   'imageNode.alt': { description: `Text alternative read instead of the image; ${BOUND}. "" marks it as decoration. Required when the PDF is PDF/UA.`, examples: ['Company logo', ''] },
-  'imageNode.image': { description: 'The image: a data: URI of a PNG or JPEG, usually from the data ({{logo}}). Remote URLs are not fetched.', examples: ['{{logo}}', 'data:image/png;base64,iVBORw0KGgo...'] },
+  'imageNode.image': {
+    description: 'The image (PNG, JPEG or SVG; SVG drawn as vectors): a data: URI, an https:// URL fetched by the service, or asset:<id> of an uploaded asset; often from the data ({{logo}}).',
+    examples: ['{{logo}}', 'data:image/png;base64,iVBORw0KGgo...', 'https://cdn.example.com/logo.svg', 'asset:3f9c2a7e1b5d4c6f8a0e2d4b6c8a0f1e'],
+  },
   'imageNode.width': { description: 'Width in points (alone: the height follows the aspect ratio).', examples: [150] },
   'imageNode.height': { description: 'Height in points (alone: the width follows the aspect ratio).', examples: [80] },
   'imageNode.fit': { description: 'With width and height: contain (whole image), cover (fills, cropped) or fill (stretched).', examples: ['cover'], default: 'contain' },
@@ -177,7 +180,7 @@ export const PROPERTY_DOCS: Record<string, PropertyDoc> = {
 export const DEF_DOCS: Record<string, string> = {
   node: 'A node: an object with exactly one kind key (text, image, table, columns, stack, list, qrcode, barcode, line, spacer, pageBreak, each, if), its options and any style properties.',
   textNode: 'A paragraph: {"text": "Hello {{name}}"} or an array of strings and spans.',
-  imageNode: 'A PNG or JPEG image from a data: URI: {"image": "{{logo}}", "width": 150}.',
+  imageNode: 'A PNG, JPEG or SVG image from a data: URI, an https:// URL or asset:<id>: {"image": "{{logo}}", "width": 150}.',
   tableNode: 'A table: {"table": {"columns", "header", "rows", "footer", ...}}; headers repeat on every page.',
   columnsNode: 'Side-by-side blocks: {"columns": [{"width": "*", "content": [...]}, ...], "gap": 12}.',
   stackNode: 'Nodes grouped in one box: {"stack": [...]}.',
