@@ -5,8 +5,53 @@
  */
 import type PDFDocument from 'pdfkit';
 import type { FontFace } from '../text/fonts.ts';
-import type { LineRun } from '../text/paragraph.ts';
+import type { Line, LineRun, Piece } from '../text/paragraph.ts';
 import { EmbeddedFace } from './fonts.ts';
+import bidiModule from 'bidi-js';
+
+const bidi = (bidiModule as unknown as typeof import('bidi-js').default)();
+
+/**
+ * The character a right-to-left glyph stands for when shaping drew its mirror image (UAX #9 L4:
+ * "(" is drawn with the glyph of ")"): the glyph's ToUnicode says ")", so extraction, which puts
+ * right-to-left glyphs back in logical order, would flip the bracket. Null for other glyphs.
+ */
+const RTL_LETTER = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/;
+
+/** Mirrored glyphs of a line, by piece and glyph index (see {@link mirroredBrackets}). */
+export type MirroredGlyphs = Map<Piece, Set<number>>;
+
+/**
+ * The mirrored brackets of a line that enclose right-to-left letters (a word in brackets):
+ * extraction reads those back reversed with the letters, so they get their character as
+ * ActualText. A bracket around left-to-right text is read with that text, as it looks, and keeps
+ * its glyph's character. Null when the line has none.
+ */
+export function mirroredBrackets(line: Line): MirroredGlyphs | null {
+  const glyphs: { piece: Piece; i: number; cps: readonly number[] }[] = [];
+  for (const run of line.runs) for (const piece of run.pieces) for (let i = 0; i < piece.run.glyphs.length; i++) glyphs.push({ piece, i, cps: piece.run.codePoints[i] });
+  let out: MirroredGlyphs | null = null;
+  glyphs.forEach((g, k) => {
+    if (g.piece.level % 2 === 0 || mirroredFrom(g.cps) === null) return;
+    const ch = String.fromCodePoint(g.cps[0]);
+    // A glyph that looks like an opening bracket has what it encloses on its right.
+    const step = bidi.openingToClosingBracket(ch) ? 1 : -1;
+    let n = k + step;
+    while (n >= 0 && n < glyphs.length && glyphs[n].cps.length > 0 && /\s/.test(String.fromCodePoint(glyphs[n].cps[0]))) n += step;
+    const inner = glyphs[n];
+    if (!inner || inner.cps.length === 0 || !RTL_LETTER.test(String.fromCodePoint(inner.cps[0]))) return;
+    out ??= new Map();
+    let set = out.get(g.piece);
+    if (!set) out.set(g.piece, (set = new Set()));
+    set.add(g.i);
+  });
+  return out;
+}
+
+function mirroredFrom(codePoints: readonly number[]): string | null {
+  if (codePoints.length !== 1) return null;
+  return bidi.getMirroredCharacter(String.fromCodePoint(codePoints[0])) ?? null;
+}
 
 type Doc = InstanceType<typeof PDFDocument>;
 
@@ -30,7 +75,7 @@ export function num(n: number): string {
  * glyph's x offset as an adjustment before it (taken back after it), its y offset as a text rise
  * (`Ts`) around it, reset to 0 at the end.
  */
-export function tjArray(f: EmbeddedFace, face: FontFace, run: LineRun): string {
+export function tjArray(f: EmbeddedFace, face: FontFace, run: LineRun, mirrored?: MirroredGlyphs | null): string {
   const unitScale = 1000 / face.unitsPerEm;
   const spaceExtra = run.wordSpacing > 0 ? (run.wordSpacing * 1000) / run.style.size : 0;
   const letterExtra = run.style.letterSpacing !== 0 ? (run.style.letterSpacing * 1000) / run.style.size : 0;
@@ -58,7 +103,13 @@ export function tjArray(f: EmbeddedFace, face: FontFace, run: LineRun): string {
         out += `${open ? '>' : ' '}${num(Math.round(-dx * 10) / 10)}`;
         open = false;
       }
-      if (!open) {
+      // A mirrored glyph of right-to-left text: its own TJ, marked with the character it stands for.
+      const original = piece.level % 2 === 1 && mirrored?.get(piece)?.has(i) ? mirroredFrom(piece.run.codePoints[i]) : null;
+      if (original !== null) {
+        const hex = Buffer.from(original, 'utf16le').swap16().toString('hex').toUpperCase();
+        out += `${open ? '>' : ''}] TJ /Span <</ActualText <FEFF${hex}>>> BDC [<`;
+        open = true;
+      } else if (!open) {
         out += '<';
         open = true;
       }
@@ -66,7 +117,10 @@ export function tjArray(f: EmbeddedFace, face: FontFace, run: LineRun): string {
       let adjust = (g.advanceWidth - advances[i]) * unitScale + dx;
       if (piece.space) adjust -= spaceExtra;
       adjust -= letterExtra + spread;
-      if (adjust > 0.05 || adjust < -0.05) {
+      if (original !== null) {
+        out += `>${adjust > 0.05 || adjust < -0.05 ? num(Math.round(adjust * 10) / 10) : ''}] TJ EMC [`;
+        open = false;
+      } else if (adjust > 0.05 || adjust < -0.05) {
         out += `>${num(Math.round(adjust * 10) / 10)}`;
         open = false;
       }

@@ -16,7 +16,7 @@ import type { DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
 import type { EmbeddedFace } from './fonts.ts';
 import { embedPrepared, prepareImage, type PreparedImage } from './images.ts';
 import { drawSvg } from './svg.ts';
-import { num, pdfFont, tjArray } from './glyphs.ts';
+import { mirroredBrackets, num, pdfFont, tjArray, type MirroredGlyphs } from './glyphs.ts';
 import { Tagger } from './tagging.ts';
 import type { StructNode } from '../tags/struct.ts';
 
@@ -75,8 +75,8 @@ class PageWriter {
     const tf = `/${f.id} ${num(st.size)} Tf`;
     const fontOp = tf !== this.font ? `${tf} ` : '';
     this.font = tf;
-    const show = `BT ${fontOp}1 0 0 -1 ${num(x)} ${num(y)} Tm ${tjArray(f, run.face, run)} ET`;
-    const actual = actualText(run, line);
+    const show = `BT ${fontOp}1 0 0 -1 ${num(x)} ${num(y)} Tm ${tjArray(f, run.face, run, line && lineMirrors(line))} ET`;
+    const actual = actualText(run);
     this.ops.push(actual ? `/Span <</ActualText ${actual}>> BDC ${show} EMC` : show);
     if (st.decoration !== 'none') {
       const face = run.face;
@@ -93,7 +93,7 @@ class PageWriter {
     }
   }
 
-  rect(x: number, y: number, w: number, h: number, fill: RGB | null, stroke: RGB | null, lineWidth: number): void {
+  rect(x: number, y: number, w: number, h: number, fill: RGB | null, stroke: RGB | null, lineWidth: number, radius?: number): void {
     if (fill) this.setFill(fill);
     if (stroke) this.stroke(stroke, lineWidth);
     this.ops.push(`${num(x)} ${num(y)} ${num(w)} ${num(h)} re ${fill && stroke ? 'B' : fill ? 'f' : 'S'}`);
@@ -185,7 +185,7 @@ class PageWriter {
     if (this.tagger && item.kind !== 'group') this.linkOptions = this.tagger.enter(item);
     switch (item.kind) {
       case 'text': return this.text(item.x, item.y, item.run, item.line);
-      case 'rect': return this.rect(item.x, item.y, item.w, item.h, item.fill, item.stroke, item.lineWidth);
+      case 'rect': return this.rect(item.x, item.y, item.w, item.h, item.fill, item.stroke, item.lineWidth, item.radius);
       case 'line': return this.line(item.x1, item.y1, item.x2, item.y2, item.color, item.width, item.dash);
       case 'bars': return this.bars(item);
       case 'image': return this.image(item);
@@ -208,26 +208,32 @@ class PageWriter {
  * the run is marked with /ActualText so extraction, search and copy give the text as written.
  * @returns the ActualText string (UTF-16BE hex), or null when the glyphs suffice.
  */
-function actualText(run: LineRun, line: Line | undefined): string | null {
+function actualText(run: LineRun): string | null {
   let mismatch = false;
-  let rtl = false;
   for (const piece of run.pieces) {
-    if (piece.level % 2 === 1) rtl = true;
-    else if (!spells(piece.run, piece.text)) mismatch = true;
-  }
-  if (rtl || (line && line.runs.length > 1 && line.runs.some((r) => r.pieces.some((p) => p.level % 2 === 1)))) {
-    // Right-to-left glyphs stand in visual order: the line's text in logical order goes on its
-    // first run, and the line's other runs add nothing, so the line extracts and copies as written.
-    if (!line) return utf16(logicalText(run.pieces));
-    if (line.runs[0] !== run) return '<FEFF>';
-    const pieces: LineRun['pieces'][number][] = [];
-    for (const r of line.runs) for (const p of r.pieces) pieces.push(p);
-    return utf16(logicalText(pieces));
+    // Right-to-left glyphs stand in visual order, as extraction expects (it puts them back in
+    // logical order); mirrored brackets carry their own ActualText (glyphs.ts).
+    if (piece.level % 2 === 1) return null;
+    if (!spells(piece.run, piece.text)) mismatch = true;
   }
   if (!mismatch) return null;
   let text = '';
   for (const piece of run.pieces) text += piece.text;
   return utf16(text);
+}
+
+// A line's mirrored brackets, worked out once per line (its runs are drawn one by one).
+const mirrorsOf = new WeakMap<Line, MirroredGlyphs | null>();
+
+function lineMirrors(line: Line): MirroredGlyphs | null {
+  let m = mirrorsOf.get(line);
+  if (m === undefined) {
+    let rtl = false;
+    for (const r of line.runs) for (const p of r.pieces) if (p.level % 2 === 1) rtl = true;
+    m = rtl ? mirroredBrackets(line) : null;
+    mirrorsOf.set(line, m);
+  }
+  return m;
 }
 
 function utf16(text: string): string {

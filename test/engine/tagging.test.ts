@@ -1,0 +1,243 @@
+/**
+ * Tagged PDF and PDF/UA-1: the structure tree read back with pdf-lib matches the template
+ * (headings, lists, tables with spans and header scopes, figures with alt), header and footer
+ * are artifacts, right-to-left lines extract in logical order (pdftotext), "tagged": false
+ * writes no tree, and what PDF/UA cannot have is refused with the path that causes it. When the
+ * PDF/UA checker is installed beside the repository (../shared/tools), every example rendered
+ * with pdfUa passes it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, PDFHexString, type PDFObject } from 'pdf-lib';
+import { renderPdf, RenderError } from '../../engine/index.ts';
+import { alphaPngDataUri } from '../helpers/images.ts';
+
+const ROOT = new URL('../../', import.meta.url);
+const NOW = new Date('2026-01-15T12:00:00Z');
+const CHECKER = new URL('../shared/tools/pdfua-check/pdfua-check', ROOT);
+
+interface El {
+  type: string;
+  attrs: Record<string, string | number>;
+  kids: El[];
+  mcids: number;
+  objr: number;
+}
+
+/** The structure tree of a PDF as plain objects (types, Alt/Lang/Scope/spans, children). */
+async function structTree(pdf: Buffer): Promise<{ root: El | null; doc: PDFDocument }> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const get = (o: PDFObject | undefined): PDFObject | undefined => (o instanceof PDFRef ? doc.context.lookup(o) : o);
+  const str = (o: PDFObject | undefined): string => {
+    const v = get(o);
+    return v instanceof PDFString || v instanceof PDFHexString ? v.decodeText() : v instanceof PDFName ? v.decodeText() : String(v);
+  };
+  const treeRoot = get(doc.catalog.get(PDFName.of('StructTreeRoot')));
+  if (!(treeRoot instanceof PDFDict)) return { root: null, doc };
+  const walk = (d: PDFDict): El => {
+    const el: El = { type: str(d.get(PDFName.of('S'))), attrs: {}, kids: [], mcids: 0, objr: 0 };
+    for (const k of ['Alt', 'Lang', 'ActualText']) if (d.get(PDFName.of(k))) el.attrs[k] = str(d.get(PDFName.of(k)));
+    const a = get(d.get(PDFName.of('A')));
+    if (a instanceof PDFDict) {
+      for (const k of ['Scope', 'RowSpan', 'ColSpan']) {
+        const v = get(a.get(PDFName.of(k)));
+        if (v instanceof PDFNumber) el.attrs[k] = v.asNumber();
+        else if (v) el.attrs[k] = str(v);
+      }
+    }
+    const k = get(d.get(PDFName.of('K')));
+    const items = k instanceof PDFArray ? k.asArray() : k ? [k] : [];
+    for (const item of items) {
+      const v = get(item);
+      if (v instanceof PDFNumber) el.mcids++;
+      else if (v instanceof PDFDict) {
+        const type = v.get(PDFName.of('Type'));
+        if (type && str(type) === 'MCR') el.mcids++;
+        else if (type && str(type) === 'OBJR') el.objr++;
+        else el.kids.push(walk(v));
+      }
+    }
+    return el;
+  };
+  const k = get(treeRoot.get(PDFName.of('K')));
+  const first = k instanceof PDFArray ? get(k.get(0)) : k;
+  return { root: first instanceof PDFDict ? walk(first) : null, doc };
+}
+
+/** Every element's type in pre-order. */
+function types(el: El): string[] {
+  return [el.type, ...el.kids.flatMap(types)];
+}
+
+function find(el: El, type: string): El[] {
+  return [...(el.type === type ? [el] : []), ...el.kids.flatMap((k) => find(k, type))];
+}
+
+/** The decoded content streams of every page. */
+function contents(doc: PDFDocument): string {
+  let out = '';
+  for (const page of doc.getPages()) {
+    const c = page.node.get(PDFName.of('Contents'));
+    const refs = c instanceof PDFArray ? c.asArray() : [c];
+    for (const r of refs) {
+      const s = doc.context.lookup(r as PDFRef);
+      if (s instanceof PDFRawStream) out += inflateSync(Buffer.from(s.contents)).toString('latin1');
+    }
+  }
+  return out;
+}
+
+const STRUCTURED = {
+  metadata: { title: 'Structure', language: 'en' },
+  styles: { h2: { fontSize: 14, fontWeight: 'bold' } },
+  header: [{ text: 'Running header' }],
+  footer: [{ text: 'Page {{$page}} of {{$pages}}' }],
+  content: [
+    { text: 'Annual report', role: 'h1' },
+    { text: 'Sales', style: 'h2' },
+    { text: 'Body text with a ', lang: 'en' },
+    { text: 'Texte en français.', lang: 'fr' },
+    { list: [{ text: 'one' }, { text: 'two' }], marker: 'decimal' },
+    {
+      table: {
+        columns: ['*', '*', '*'],
+        header: [['Region', { text: 'Totals', colSpan: 2 }, {}]],
+        rows: [
+          [{ text: 'North', rowSpan: 2 }, '1', '2'],
+          [{}, '3', '4'],
+        ],
+        footer: [['Sum', '4', '6']],
+      },
+    },
+    { image: alphaPngDataUri(8, 8), alt: 'A red square', width: 40 },
+    { image: alphaPngDataUri(8, 8), alt: '', width: 10 },
+    { text: [{ text: 'see ' }, { text: 'the site', link: 'https://example.com' }] },
+    { line: { thickness: 1 } },
+  ],
+};
+
+test('the structure tree follows the template: headings, paragraphs, list, table with spans and scopes, figure, link', async () => {
+  const { pdf } = await renderPdf(STRUCTURED, {}, { now: NOW });
+  const { root, doc } = await structTree(pdf);
+  assert.ok(root, 'a StructTreeRoot with a Document');
+  assert.equal(root.type, 'Document');
+  assert.deepEqual(root.kids.map((k) => k.type), ['H1', 'H2', 'P', 'P', 'L', 'Table', 'Figure', 'P']);
+  // Language only where it differs from the document's.
+  assert.equal(root.kids[2].attrs.Lang, undefined);
+  assert.equal(root.kids[3].attrs.Lang, 'fr');
+  // List: L > LI > Lbl, LBody.
+  const list = root.kids[4];
+  assert.deepEqual(list.kids.map((li) => li.kids.map((k) => k.type)), [['Lbl', 'LBody'], ['Lbl', 'LBody']]);
+  // Table: THead, TBody, TFoot; header cells TH with Scope Column; spans as attributes.
+  const table = root.kids[5];
+  assert.deepEqual(table.kids.map((k) => k.type), ['THead', 'TBody', 'TFoot']);
+  const ths = find(table, 'TH');
+  assert.equal(ths.length, 2);
+  assert.ok(ths.every((th) => th.attrs.Scope === 'Column'));
+  assert.equal(ths[1].attrs.ColSpan, 2);
+  const bodyRows = table.kids[1].kids;
+  assert.deepEqual(bodyRows.map((tr) => tr.kids.length), [3, 2]);
+  assert.equal(bodyRows[0].kids[0].attrs.RowSpan, 2);
+  // Figure with its alt; the decorative image ("alt": "") is no element.
+  assert.equal(find(root, 'Figure').length, 1);
+  assert.equal(root.kids[6].attrs.Alt, 'A red square');
+  // The link: a Link element with its annotation as OBJR.
+  const links = find(root, 'Link');
+  assert.equal(links.length, 1);
+  assert.equal(links[0].objr, 1);
+  assert.ok(links[0].mcids >= 1);
+  // Marked, with a ParentTree; header, footer and the rule are artifacts.
+  const markInfo = doc.context.lookup(doc.catalog.get(PDFName.of('MarkInfo'))) as PDFDict;
+  assert.equal(String(markInfo.get(PDFName.of('Marked'))), 'true');
+  const stream = contents(doc);
+  assert.ok((stream.match(/\/Artifact BMC/g) ?? []).length >= 2, 'header and footer as artifacts');
+  assert.match(stream, /\/H1 <<\s*\/MCID 0\s*>> BDC/);
+  // Paragraphs: two, the two list items' and the link's; table cells hold their text directly.
+  assert.equal(types(root).filter((t) => t === 'P').length, 5);
+});
+
+test('a table header repeated on a later page is an artifact: its cells appear once in the tree', async () => {
+  const rows = Array.from({ length: 120 }, (_, i) => [`row ${i}`, `${i}`]);
+  const { pdf, pages } = await renderPdf({ content: [{ table: { header: [['Name', 'Value']], rows } }] }, {}, { now: NOW });
+  assert.ok(pages >= 2);
+  const { root } = await structTree(pdf);
+  assert.ok(root);
+  assert.equal(find(root, 'TH').length, 2);
+  assert.equal(find(root, 'TR').length, 121);
+});
+
+test('"tagged": false writes no structure tree, and a smaller file', async () => {
+  const tagged = await renderPdf(STRUCTURED, {}, { now: NOW });
+  const plain = await renderPdf({ ...STRUCTURED, tagged: false }, {}, { now: NOW });
+  assert.equal((await structTree(plain.pdf)).root, null);
+  assert.ok(plain.pdf.length < tagged.pdf.length);
+});
+
+const pdftotext = spawnSync('pdftotext', ['-v']).error === undefined;
+
+/** pdftotext's lines of a document of one paragraph per line, without bidi control characters. */
+async function extracted(lines: readonly string[]): Promise<string[]> {
+  const { pdf } = await renderPdf({ content: lines.map((text) => ({ text, direction: 'auto' })) }, {}, { now: NOW });
+  const dir = mkdtempSync(join(tmpdir(), 'platen-rtl-'));
+  try {
+    writeFileSync(join(dir, 'doc.pdf'), pdf);
+    const out = execFileSync('pdftotext', [join(dir, 'doc.pdf'), '-'], { encoding: 'utf8' });
+    return out.replace(/[\u202a-\u202e]/g, '').split('\n').filter((l) => l.trim() !== '' && l !== '\f');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('right-to-left lines extract in logical order, brackets the right way round (Hebrew, Arabic, mixed)', { skip: !pdftotext && 'pdftotext is not installed' }, async () => {
+  // Right-to-left paragraphs: exactly as written.
+  const rtl = ['שלום [עולם] טוב', 'الفاتورة (رقم) مدفوعة', 'שלום (עולם) טוב'];
+  assert.deepEqual(await extracted(rtl), rtl);
+  // Mixed lines: the words in logical order (pdftotext's own bidi pass moves the space at a
+  // change of direction, so spaces are left out of the comparison).
+  const mixed = ['The word שלום means peace', 'עברית עם English בתוך'];
+  const bare = (s: string) => s.replace(/\s+/g, '');
+  for (const line of mixed) assert.deepEqual((await extracted([line])).map(bare), [bare(line)]);
+});
+
+test('PDF/UA: pdfuaid in the XMP; an image without alt names its path; title, language and PDF/A-1b are refused', async () => {
+  const { pdf } = await renderPdf(STRUCTURED, {}, { now: NOW, pdfUa: true });
+  assert.match(pdf.toString('latin1'), /<pdfuaid:part>1<\/pdfuaid:part>/);
+  const noAlt = { ...STRUCTURED, content: [{ text: 'x' }, { stack: [{ qrcode: 'https://example.com' }] }] };
+  await assert.rejects(renderPdf(noAlt, {}, { now: NOW, pdfUa: true }), (e: unknown) => e instanceof RenderError && e.code === 'TEMPLATE_INVALID' && e.path === 'content[1].stack[0].alt');
+  // Without pdfUa the same template renders (the figure has no Alt).
+  await renderPdf(noAlt, {}, { now: NOW });
+  await assert.rejects(renderPdf({ ...STRUCTURED, metadata: { language: 'en' } }, {}, { now: NOW, pdfUa: true }), (e: unknown) => e instanceof RenderError && e.path === 'metadata.title');
+  await assert.rejects(renderPdf({ ...STRUCTURED, metadata: { title: 'T' } }, {}, { now: NOW, pdfUa: true }), (e: unknown) => e instanceof RenderError && e.path === 'metadata.language');
+  await assert.rejects(renderPdf(STRUCTURED, {}, { now: NOW, pdfUa: true, pdfVariant: 'pdf/a-1b' }), (e: unknown) => e instanceof RenderError && e.code === 'PDFA_CONFLICT' && e.path === 'pdf_ua');
+  // The template's pdfUa is the default; the option overrides it.
+  await assert.rejects(renderPdf({ ...noAlt, pdfUa: true }, {}, { now: NOW }), (e: unknown) => e instanceof RenderError && e.code === 'TEMPLATE_INVALID');
+  await renderPdf({ ...noAlt, pdfUa: true }, {}, { now: NOW, pdfUa: false });
+});
+
+const example = (name: string) => ({
+  definition: JSON.parse(readFileSync(new URL(`examples/${name}/template.json`, ROOT), 'utf8')),
+  data: JSON.parse(readFileSync(new URL(`examples/${name}/data.json`, ROOT), 'utf8')),
+});
+
+test('every example rendered with pdfUa (alone, with PDF/A-2b and -3b) passes pdfua-check', { skip: !existsSync(CHECKER) && 'no ../shared/tools/pdfua-check beside the repository' }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'platen-ua-'));
+  try {
+    for (const name of ['invoice', 'letter', 'multilingual', 'report']) {
+      const { definition, data } = example(name);
+      for (const pdfVariant of [undefined, 'pdf/a-2b', 'pdf/a-3b'] as const) {
+        const { pdf } = await renderPdf(definition, data, { now: NOW, pdfUa: true, pdfVariant });
+        const file = join(dir, `${name}.pdf`);
+        writeFileSync(file, pdf);
+        const r = spawnSync(CHECKER.pathname, [file, '--no-warnings'], { encoding: 'utf8' });
+        assert.equal(r.status, 0, `${name} ${pdfVariant ?? ''}: ${r.stdout}${r.stderr}`);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
