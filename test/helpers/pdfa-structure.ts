@@ -75,7 +75,8 @@ export async function checkPdfa(pdf: Buffer, part: 1 | 2 | 3): Promise<PdfaRepor
     }
     if (o instanceof PDFRawStream && (d.has(PDFName.of('F')) || d.has(PDFName.of('FFilter')))) faults.push(`stream: external stream data in ${where}`);
     if (d.has(PDFName.of('JS'))) faults.push(`action: JavaScript in ${where}`);
-    if (key === 'A' || key === 'OpenAction' || parentKey === 'AA' || name(d, 'Type') === 'Action') {
+    // (A structure element's /A holds attributes, with an owner /O: not an action.)
+    if ((key === 'A' && !d.has(PDFName.of('O'))) || key === 'OpenAction' || parentKey === 'AA' || name(d, 'Type') === 'Action') {
       const s = name(d, 'S');
       if (!s || !ALLOWED_ACTIONS.has(s)) faults.push(`action: ${s ?? 'without /S'} in ${where}`);
     }
