@@ -74,6 +74,7 @@ const job = {
   id: JOB_ID,
   status: 'completed',
   template_id: TEMPLATE_ID,
+  output: 'pdf',
   export_type: 'url',
   filename: 'invoice-1001.pdf',
   store_s3: false,
@@ -172,6 +173,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
       pdfa1b: { summary: 'PDF/A-1b, version tagged "v1.0"', value: { template_id: TEMPLATE_ID, data: invoiceData, pdf_variant: 'pdf/a-1b', version: 'v1.0' } },
       pdfa3b: { summary: 'PDF/A-3b, named, the URL valid for a week', value: { template_id: TEMPLATE_ID, data: invoiceData, pdf_variant: 'pdf/a-3b', filename: 'invoice-1001', expiration: 604800 } },
       protected: { summary: 'a password to open; everything allowed once open', value: { template_id: TEMPLATE_ID, data: invoiceData, password: 'open-sesame', permissions: ['print', 'copy', 'modify', 'annotate'] } },
+      pdf: { summary: 'output "pdf" (the default), said explicitly', value: { template_id: TEMPLATE_ID, data: invoiceData, output: 'pdf' } },
+      png: { summary: 'page 1 as a PNG at 144 dpi', value: { template_id: TEMPLATE_ID, data: invoiceData, output: 'png', scale: 2, page: 1, filename: 'invoice-1001' } },
+      jpeg: { summary: 'page 2 as a JPEG at 72 dpi', value: { template_id: TEMPLATE_ID, data: invoiceData, output: 'jpeg', scale: 1, page: 2 } },
     },
     responses: {
       202: one('queued', { job_id: JOB_ID, status: 'pending', credits_remaining: 99 }),
@@ -278,10 +282,14 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
     request: {
       definition: { summary: 'a definition not saved yet, as JSON with the PDF in base64', value: { definition: invoiceDefinition, data: invoiceData, export_type: 'json' } },
       stored: { summary: 'page 2 of a stored template version as a PNG', value: { template_id: TEMPLATE_ID, version: 'v1.0', data: invoiceData, format: 'png', page: 2, export_type: 'binary' } },
+      png: { summary: 'page 1 of a definition as a PNG at 72 dpi, as JSON with the image in base64', value: { definition: invoiceDefinition, data: invoiceData, format: 'png', scale: 1, export_type: 'json' } },
       pdf: { summary: 'the PDF bytes', value: { template_id: TEMPLATE_ID, data: invoiceData, format: 'pdf', export_type: 'binary' } },
     },
     responses: {
-      200: one('export_type "json"', { pdf: 'JVBERi0xLjcKJcfsj6IK...', pages: 1, warnings: [warning], fields: [{ name: 'number', type: 'string' }], render_ms: 6.2 }),
+      200: {
+        pdf: { summary: 'export_type "json"', value: { pdf: 'JVBERi0xLjcKJcfsj6IK...', pages: 1, warnings: [warning], fields: [{ name: 'number', type: 'string' }], render_ms: 6.2 } },
+        png: { summary: 'format "png", export_type "json"', value: { png: 'iVBORw0KGgoAAAANSUhEUgAA...', page: 1, width: 596, height: 842, pages: 1, warnings: [], fields: [{ name: 'number', type: 'string' }], render_ms: 48.5 } },
+      },
       400: one('a definition fault at its path', error('VALIDATION_ERROR', 'definition.content[0].fontSize: must be a number between 1 and 1000', { errors: [{ path: 'definition.content[0].fontSize', message: 'must be a number between 1 and 1000' }] })),
       403: FORBIDDEN,
       404: TEMPLATE_NOT_FOUND,

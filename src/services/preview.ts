@@ -1,12 +1,13 @@
 /**
  * Template previews: a definition (or a stored template) rendered with data, stamped "PREVIEW" on
- * every page, without a credit and without storing anything. Validation answers exactly as
+ * every page, without a credit and without storing anything: the PDF, or one page as a PNG. Validation answers exactly as
  * POST /v1/templates does (400 VALIDATION_ERROR, paths `definition.<path>`).
  */
 import type { Db } from '../../db/database.ts';
-import { checkData, RenderError, templateFields, validateTemplate, type TemplateField , type RenderWarning } from '../../engine/index.ts';
+import { checkData, DEFAULT_MAX_IMAGE_PIXELS, RenderError, templateFields, validateTemplate, type TemplateField, type RenderWarning } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
-import { RenderFailure, type RenderPool } from '../render/pool.ts';
+import { RenderFailure, type ImageTask, type RenderPool } from '../render/pool.ts';
+import { checkImageSize, pageError } from './image.ts';
 import type { PreviewBody } from '../schemas/preview.ts';
 import { definitionFor, getTemplate } from './templates.ts';
 
@@ -14,7 +15,10 @@ import { definitionFor, getTemplate } from './templates.ts';
 export const PREVIEW_MARK = 'PREVIEW';
 
 export interface PreviewResult {
+  /** The PDF, or with format "png" the PNG of the page. */
   pdf: Buffer;
+  /** With format "png": the page painted and the image's pixel size. */
+  image?: { page: number; width: number; height: number };
   pages: number;
   warnings: RenderWarning[];
   /** The data fields the definition reads. */
@@ -49,29 +53,35 @@ function checkDataOf(definition: unknown, data: unknown, templateId: string | un
 
 /**
  * Render a preview for `teamId` on the render pool (in the team's fair share of threads).
- * @throws ApiError 400 VALIDATION_ERROR (definition; data of the wrong shape at `data.<path>`), 400 BAD_REQUEST (an image template),
+ * @throws ApiError 400 VALIDATION_ERROR (definition; data of the wrong shape at `data.<path>`; PNG: `scale` past the
+ *   pixel limit, `page` past the last page), 400 BAD_REQUEST (an image template previewed as a PDF),
  *   403/404 (template_id, version), 500 INTERNAL_ERROR with `render_error {code, message, path}`
  *   when rendering fails.
  */
-export async function renderPreview(deps: { db: Db; pool: RenderPool }, teamId: string, req: PreviewBody): Promise<PreviewResult> {
+export async function renderPreview(deps: { db: Db; pool: RenderPool; maxPixels?: number }, teamId: string, req: PreviewBody): Promise<PreviewResult> {
+  const png = req.format === 'png';
   let definitionJson: string;
   if (req.definition !== undefined) {
     definitionJson = checkedDefinition(req.definition);
   } else {
     const template = await getTemplate(deps.db, teamId, req.template_id!);
-    if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; previews are of PDF templates`);
+    if (template.type === 'image' && !png) throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; preview it with "format": "png"`);
     definitionJson = await definitionFor(deps.db, template, req.version);
   }
   const definition = req.definition ?? JSON.parse(definitionJson);
   const data = req.data ?? {};
   checkDataOf(definition, data, req.template_id);
+  const maxPixels = deps.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS;
+  const image: ImageTask | undefined = png ? { format: 'png', scale: req.scale ?? 2, page: req.page ?? 1, maxPixels } : undefined;
+  if (image) checkImageSize(definitionJson, image.scale, maxPixels);
   try {
-    const result = await deps.pool.render(definitionJson, data, { team: teamId, watermark: PREVIEW_MARK });
+    const result = await deps.pool.render(definitionJson, data, { team: teamId, watermark: PREVIEW_MARK, image });
     const fields = templateFields(definition);
-    return { pdf: result.pdf, pages: result.pages, warnings: result.warnings, fields, renderMs: result.ms };
+    const painted = image && result.image ? { page: image.page, width: result.image.width, height: result.image.height } : undefined;
+    return { pdf: result.pdf, image: painted, pages: result.pages, warnings: result.warnings, fields, renderMs: result.ms };
   } catch (e) {
     if (!(e instanceof RenderFailure)) throw e;
     const message = e.message.replace(/[.\s]+$/, '');
-    throw new ApiError(500, 'INTERNAL_ERROR', `rendering failed: ${message}`, { render_error: { code: e.code, message, path: e.path ?? null } });
+    throw pageError(new ApiError(500, 'INTERNAL_ERROR', `rendering failed: ${message}`, { render_error: { code: e.code, message, path: e.path ?? null } }), false);
   }
 }

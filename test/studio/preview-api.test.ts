@@ -113,14 +113,16 @@ test('a faulty definition answers 400 exactly as POST /v1/templates does', async
   assert.equal(first.errors[0].path, 'definition.content[0].colr');
 });
 
-test('request faults name their field: definition or template_id, version, format "png", page', async () => {
+test('request faults name their field: definition or template_id, version, format, page and scale', async () => {
   const { apiKey } = await s.team(1);
   const cases: [unknown, string][] = [
     [{ data: {} }, 'definition'],
     [{ definition: { content: [] }, template_id: 'Xy12Ab34Cd56' }, 'template_id'],
     [{ definition: { content: [] }, version: '1' }, 'version'],
-    [{ definition: { content: [] }, format: 'png' }, 'format'],
     [{ definition: { content: [] }, page: 2 }, 'page'],
+    [{ definition: { content: [] }, scale: 2 }, 'scale'],
+    [{ definition: { content: [] }, format: 'png', scale: 20 }, 'scale'],
+    [{ definition: { content: [] }, format: 'png', page: 0 }, 'page'],
     [{ definition: { content: [] }, format: 'svg' }, 'format'],
     [{ definition: { content: [] }, data: [] }, 'data'],
     [{ definition: { content: [] }, extra: 1 }, ''],
@@ -132,8 +134,8 @@ test('request faults name their field: definition or template_id, version, forma
     assert.equal(json.code, 'VALIDATION_ERROR');
     assert.ok(json.errors.some((e) => e.path === path), `${JSON.stringify(body)}: ${JSON.stringify(json.errors)}`);
   }
-  const png = (await (await s.api('POST', '/v1/templates/preview', apiKey, { definition: { content: [] }, format: 'png' })).json()) as { errors: { message: string }[] };
-  assert.match(png.errors[0].message, /PNG previews are not available yet/);
+  const page = (await (await s.api('POST', '/v1/templates/preview', apiKey, { definition: { content: [] }, page: 2 })).json()) as { errors: { message: string }[] };
+  assert.match(page.errors[0].message, /"format": "png"/);
 });
 
 test('data of the wrong shape for the template answers 400 with data paths, as POST /v1/pdf/create', async () => {
@@ -160,7 +162,9 @@ test('templates of another team, image templates, unknown ids and failed renders
   const image = await s.template(a.teamId, { anything: true }, 'image');
   const imageRes = await s.api('POST', '/v1/templates/preview', a.apiKey, { template_id: image });
   assert.equal(imageRes.status, 400);
-  assert.equal(((await imageRes.json()) as { code: string }).code, 'BAD_REQUEST');
+  const imageBody = (await imageRes.json()) as { code: string; detail: string };
+  assert.equal(imageBody.code, 'BAD_REQUEST');
+  assert.match(imageBody.detail, /"format": "png"/);
   const failed = await s.api('POST', '/v1/templates/preview', a.apiKey, { definition: { content: [{ text: 'x' }, { barcode: '4006381333932', format: 'ean13' }] } });
   assert.equal(failed.status, 500);
   const body = (await failed.json()) as { code: string; render_error: { code: string; path: string | null; message: string } };
