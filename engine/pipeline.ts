@@ -40,6 +40,7 @@ import { structNode, type StructNode, type TagContext } from './tags/struct.ts';
 import type { ImageBytes } from './layout/images.ts';
 import { paintImage, type ImageFormat } from './raster/raster.ts';
 import { pdfaProfile, type PdfVariant } from './pdfa/variant.ts';
+import { transparencyPath } from './pdfa/transparency.ts';
 
 /** The passes, in order (see the module comment). */
 export const PASSES = ['validate', 'check', 'bind', 'prepare', 'measure', 'paginate', 'bands', 'watermark', 'paint'] as const;
@@ -79,7 +80,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   const warnings = opts.warnings ?? new WarningSink();
   const budget = new LayoutBudget(opts.limits);
   const prepare: PrepareContext = { styles: template.styles, textStyles: new TextStyles(opts.fonts), limits: opts.limits, images: opts.images, language: opts.language, warnings, budget, flow: null };
-  const measure: MeasureContext = { budget, warnings };
+  const measure: MeasureContext = { budget, warnings, page: pageFrame(template) };
   const bind: BindNodesOptions = { now: opts.now, language: opts.language, maxNodes: opts.limits.maxNodes, maxDepth: opts.limits.maxDepth };
   const missing = warnMissing(warnings);
   const frame = pageFrame(template);
@@ -101,7 +102,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   // measure
   const boxes = measureAll(prepared, frame.contentWidth, measure, area.height);
   // paginate
-  const bodies = paginate(boxes, frame.margin.left, area.top, area.height, opts.limits.maxPages);
+  const bodies = paginate(boxes, frame.margin.left, area.top, area.height, opts.limits.maxPages, frame, warnings);
   // bands
   const pages = placeBands(bands, area, bodies, missing);
   return { pages, warnings: warnings.list() };
@@ -187,6 +188,10 @@ function layOutForOutput(template: Template, data: unknown, options: PipelineOpt
   const pdfUa = pdf && (options.pdfUa ?? template.pdfUa ?? false);
   if (pdfUa && options.pdfVariant === 'pdf/a-1b') {
     throw new RenderError('PDFA_CONFLICT', 'PDF/UA-1 cannot be combined with PDF/A-1b (PDF/A-1 is based on PDF 1.4, which lacks what PDF/UA needs); use pdf/a-2b or pdf/a-3b', 'pdf_ua');
+  }
+  if (pdf && options.pdfVariant === 'pdf/a-1b') {
+    const translucent = transparencyPath(template);
+    if (translucent !== null) throw new RenderError('PDFA_CONFLICT', 'PDF/A-1b forbids transparency: this opacity below 1 cannot be drawn; use pdf/a-2b or pdf/a-3b, or an opaque (light) colour instead', translucent);
   }
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const now = options.now ?? new Date();

@@ -12,8 +12,16 @@ export type RenderWarningCode =
   | 'GLYPH_MISSING'
   /** An image, QR code or barcode larger than the room it has; drawn smaller, aspect kept. */
   | 'IMAGE_CLAMPED'
-  /** Fixed widths (table or columns) that do not fit the room beside the other columns; made narrower. */
-  | 'WIDTH_CLAMPED';
+  /** Fixed widths (table, columns, or a box's width) that do not fit the room they have; made narrower. */
+  | 'WIDTH_CLAMPED'
+  /** A box's fixed height taller than a page, or an absolute or rotated box that would leave the page: made smaller or moved onto it. */
+  | 'BOX_CLAMPED'
+  /** Content taller than its box's fixed height: cut off at the box's edge. */
+  | 'CONTENT_CLIPPED'
+  /** `fit: "shrink"` text that does not fit its box even at its minFontSize. */
+  | 'SHRINK_FAILED'
+  /** An internal link ("#id") to an id that no node of the document has: drawn without the link. */
+  | 'LINK_UNRESOLVED';
 
 /** One warning: a code, a sentence, and the template path of the node at fault (`content[2].text`). */
 export interface RenderWarning {

@@ -6,6 +6,8 @@ import type { Box, Frame, MCell } from './nodes.ts';
 
 /** Vertical space a box takes in a flow: its margins plus its height. */
 export function outerHeight(b: Box): number {
+  // An absolutely positioned box takes no room.
+  if (b.absolute !== undefined) return 0;
   return b.marginTop + b.height + b.marginBottom;
 }
 

@@ -120,19 +120,19 @@ export function placeBands(b: BandContext, area: ContentArea, bodies: readonly D
     const page = { page: i + 1, pages };
     const report = i === 0 ? missing : undefined;
     const all: DrawItem[] = [];
-    placeBand(bandBoxes(b, 'background', page, report), 0, 0, height, all);
-    placeBand(bandBoxes(b, 'header', page, report), margin.left, margin.top, area.headerHeight, all);
+    placeBand(bandBoxes(b, 'background', page, report), 0, 0, height, all, b);
+    placeBand(bandBoxes(b, 'header', page, report), margin.left, margin.top, area.headerHeight, all, b);
     for (const item of items) all.push(item);
-    placeBand(bandBoxes(b, 'footer', page, report), margin.left, height - margin.bottom - area.footerHeight, area.footerHeight, all);
+    placeBand(bandBoxes(b, 'footer', page, report), margin.left, height - margin.bottom - area.footerHeight, area.footerHeight, all, b);
     return { width, height, items: all };
   });
 }
 
 /** Place header, footer or background boxes; they never break (what overflows is drawn anyway). */
-function placeBand(boxes: Box[], x: number, y: number, height: number, out: DrawItem[]): void {
+function placeBand(boxes: Box[], x: number, y: number, height: number, out: DrawItem[], b: BandContext): void {
   if (boxes.length === 0) return;
   const mark = out.length;
-  flow(boxes, x, y, Math.max(height, flowHeight(boxes)), true, out, flowContext(Infinity));
+  flow(boxes, x, y, Math.max(height, flowHeight(boxes)), true, out, flowContext(Infinity, b.frame, b.measure.warnings, height));
   // Header, footer and background repeat on every page: artifacts of a tagged PDF.
   for (let i = mark; i < out.length; i++) out[i].tag = ARTIFACT;
 }

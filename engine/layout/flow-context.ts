@@ -2,6 +2,7 @@
  * Types shared by the paginate pass and the table pagination it delegates to (a leaf module, so
  * that neither imports the other's module for them).
  */
+import type { WarningSink } from '../warnings.ts';
 import type { Box, DrawItem } from './nodes.ts';
 
 /** Result of placing a box: the height it took and what is left for the next region. */
@@ -22,4 +23,10 @@ export interface FlowContext {
   readonly regionHeight: number;
   /** The paginate pass's own `place`, for the content of table cells. */
   readonly place: PlaceFn;
+  /** The page's size: absolute and rotated boxes are kept on it (none given: not checked). */
+  readonly page?: { readonly width: number; readonly height: number };
+  /** Height of the area the top-level boxes flow in (absolute boxes given from its bottom); default regionHeight. */
+  readonly areaHeight?: number;
+  /** Where BOX_CLAMPED warnings go. */
+  readonly warnings?: WarningSink;
 }

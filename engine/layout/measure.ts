@@ -4,11 +4,11 @@
  * paginate.ts cuts them. Images and codes larger than their room are drawn smaller (aspect kept)
  * with an IMAGE_CLAMPED warning, so nothing is drawn off the paper.
  */
-import { breakLines } from '../text/paragraph.ts';
+import { breakLines, prepareParagraph, type Line, type PreparedParagraph, type TextStyle } from '../text/paragraph.ts';
 import type { WarningSink } from '../warnings.ts';
 import type { LayoutBudget } from './budget.ts';
 import { flowHeight, insets } from './box-metrics.ts';
-import type { Box, Bullet, Frame, PCode, PColumns, PImage, PList, PNode, StackBox } from './nodes.ts';
+import type { Box, Bullet, Frame, PCode, PColumns, PImage, PList, PNode, PText, ShrinkSource, StackBox } from './nodes.ts';
 import { ZERO_SIDES, type ComputedStyle } from './style.ts';
 import { measureTable } from './table.ts';
 import { listIndent, resolveWidths, warnFixedWidths, type Intrinsic, intrinsic } from './widths.ts';
@@ -22,6 +22,8 @@ export interface MeasureContext {
   readonly budget: LayoutBudget | null;
   /** Where IMAGE_CLAMPED and WIDTH_CLAMPED warnings go. */
   readonly warnings: WarningSink;
+  /** The page's size: what absolute boxes relative to the page are measured against. */
+  readonly page?: { readonly width: number; readonly height: number };
 }
 
 /** Measure siblings at one width; `maxHeight`: the most height one of them can have on a page. */
@@ -38,14 +40,84 @@ function pt(n: number): string {
 
 function frameOf(s: ComputedStyle): Frame | null {
   if (s.padding === ZERO_SIDES && !s.border && !s.backgroundColor) return null;
-  return { padding: s.padding, border: s.border, background: s.backgroundColor };
+  const radius = s.box?.radius;
+  return radius ? { padding: s.padding, border: s.border, background: s.backgroundColor, radius } : { padding: s.padding, border: s.border, background: s.backgroundColor };
 }
+
+const EPS = 0.01;
 
 /**
  * Measure a node given the width of its containing block and the most height (margins included)
- * it can have on a page, in points.
+ * it can have on a page, in points. A node with a fixed width or height gets it (made smaller,
+ * with WIDTH_CLAMPED or BOX_CLAMPED, when the room or the page is smaller); an absolutely
+ * positioned one is measured against its page or parent and told where it goes.
  */
 export function measure(node: PNode, width: number, ctx: MeasureContext, maxHeight: number): Box {
+  const lay = node.layout;
+  if (lay === undefined) return measureBox(node, width, ctx, maxHeight);
+  const s = node.style;
+  const hm = s.margin.left + s.margin.right;
+  const vm = s.margin.top + s.margin.bottom;
+  const abs = lay.absolute;
+  const page = ctx.page ?? { width, height: maxHeight };
+  const onPage = abs !== null && abs.relativeTo === 'page';
+  const container = onPage ? page.width : width;
+  const room = Math.max(1, container - hm - (abs ? Math.max(0, abs.left ?? 0) + Math.max(0, abs.right ?? 0) : 0));
+  const picture = node.kind === 'image' || node.kind === 'code';
+  let outer = room;
+  if (lay.width !== null && !picture) {
+    outer = lay.width;
+    if (outer > room + EPS) {
+      ctx.warnings.add('WIDTH_CLAMPED', `the width ${pt(lay.width)} pt is more than the ${pt(room)} pt the box has: made narrower`, lay.path);
+      outer = room;
+    }
+  } else if (abs !== null && (abs.left === null || abs.right === null)) {
+    // Shrink to fit: as wide as its content wants, up to its container's width (a box pushed
+    // past the edge by its offsets is moved back onto the page rather than squeezed).
+    outer = Math.min(Math.max(1, container - hm), Math.max(1, intrinsic(node).max - hm));
+  }
+  // The most height it can have: a page's content area, or the page itself when placed on it.
+  const most = onPage ? page.height : maxHeight;
+  let fixed = lay.height !== null && !picture ? lay.height : null;
+  if (fixed !== null && fixed + vm > most + EPS) {
+    ctx.warnings.add('BOX_CLAMPED', `the height ${pt(fixed)} pt is more than the ${pt(most - vm)} pt a page has for it: made shorter`, lay.path);
+    fixed = Math.max(1, most - vm);
+  }
+  let box = measureBox(node, outer + hm, ctx, fixed !== null ? fixed + vm : most);
+  if (fixed !== null) {
+    const overflows = box.height > fixed + EPS;
+    if (overflows) ctx.warnings.add('CONTENT_CLIPPED', `the content is ${pt(box.height)} pt tall, more than the box's height of ${pt(fixed)} pt: cut off at the box's edge`, lay.path);
+    box = { ...box, height: fixed, overflows, layout: lay } as Box;
+  } else box = { ...box, layout: lay } as Box;
+  if (abs === null) return box;
+  // Where it goes: from the left (or right) and top (or bottom) edge of its page or parent.
+  const w = box.width + hm;
+  const x = abs.left !== null ? abs.left : abs.right !== null ? container - abs.right - w : 0;
+  const h = box.height + vm;
+  let y: number | null = abs.top;
+  let bottom: number | null = null;
+  if (y === null && abs.bottom !== null) {
+    if (onPage) y = page.height - abs.bottom - h;
+    else bottom = abs.bottom;
+  }
+  return { ...box, absolute: { page: onPage, x: x + box.x, y: y === null ? null : y + s.margin.top, bottom } } as Box;
+}
+
+/**
+ * Absolute children whose place is given from their parent's bottom edge, now that the parent's
+ * content height `height` is known.
+ */
+export function settleAbsolute(children: Box[], height: number): Box[] {
+  for (let i = 0; i < children.length; i++) {
+    const a = children[i].absolute;
+    if (a === undefined || a.page || a.y !== null || a.bottom === null) continue;
+    const c = children[i];
+    children[i] = { ...c, absolute: { ...a, y: height - a.bottom - c.marginBottom - c.height, bottom: null } } as Box;
+  }
+  return children;
+}
+
+function measureBox(node: PNode, width: number, ctx: MeasureContext, maxHeight: number): Box {
   const s = node.style;
   const frame = frameOf(s);
   const [it, ir, ib, il] = insets(frame);
@@ -68,7 +140,7 @@ export function measure(node: PNode, width: number, ctx: MeasureContext, maxHeig
   const v = it + ib;
   switch (node.kind) {
     case 'text': {
-      const lines = breakLines(node.para, inner, s.textAlign);
+      const lines = node.shrink ? shrinkLines(node, inner, node.layout?.height != null ? Math.max(1, node.layout.height - v) : null, ctx) : breakLines(node.para, inner, s.textAlign);
       if (ctx.budget !== null && lines.length > node.para.hardLines) ctx.budget.boxesFor(lines.length - node.para.hardLines, undefined);
       let h = 0;
       for (const l of lines) h += l.height;
@@ -95,7 +167,9 @@ export function measure(node: PNode, width: number, ctx: MeasureContext, maxHeig
       const children = measureAll(node.children, inner, ctx, innerMax);
       // A break after its last child is a break after the stack.
       const breakAfter = base.breakAfter || children[children.length - 1]?.breakAfter === true;
-      return { ...base, breakAfter, kind: 'stack', children, height: flowHeight(children) + v };
+      const h = flowHeight(children);
+      settleAbsolute(children, node.layout?.height != null ? Math.max(0, node.layout.height - v) : h);
+      return { ...base, breakAfter, kind: 'stack', children, height: h + v };
     }
     case 'columns':
       return measureColumns(node, inner, base, v, ctx, innerMax);
@@ -116,6 +190,58 @@ export function measure(node: PNode, width: number, ctx: MeasureContext, maxHeig
     case 'pageBreak':
       return { ...base, kind: 'pageBreak', height: 0 };
   }
+}
+
+/**
+ * The lines of `fit: "shrink"` text: at its size when no word has to be broken and the lines fit
+ * `height` (when the box has one), else at the largest smaller size that fits (every run scaled
+ * alike), down to its smallest size; SHRINK_FAILED when even that does not fit.
+ */
+function shrinkLines(node: PText, inner: number, height: number | null, ctx: MeasureContext): Line[] {
+  const shrink = node.shrink!;
+  const align = node.style.textAlign;
+  const tall = (lines: readonly Line[]): number => {
+    let h = 0;
+    for (const l of lines) h += l.height;
+    return h;
+  };
+  const attempt = (k: number): { lines: Line[]; fits: boolean } => {
+    const para = k === 1 ? node.para : scaledParagraph(shrink, k);
+    const lines = breakLines(para, inner, align);
+    return { lines, fits: para.minContentWidth <= inner && (height === null || tall(lines) <= height + EPS) };
+  };
+  const full = attempt(1);
+  if (full.fits) return full.lines;
+  const least = shrink.min / node.style.fontSize;
+  const smallest = attempt(least);
+  if (!smallest.fits) {
+    ctx.warnings.add('SHRINK_FAILED', `the text does not fit its box even at ${pt(shrink.min)} pt (minFontSize): drawn at that size${height === null ? ', its words broken' : ''}`, shrink.path);
+    return smallest.lines;
+  }
+  // The largest scale that fits, to 1/100 pt of font size.
+  let lo = least;
+  let hi = 1;
+  let best = smallest.lines;
+  while ((hi - lo) * node.style.fontSize > 0.01) {
+    const mid = (lo + hi) / 2;
+    const r = attempt(mid);
+    if (r.fits) {
+      lo = mid;
+      best = r.lines;
+    } else hi = mid;
+  }
+  return best;
+}
+
+/** The paragraph prepared again with every run's size (and letter spacing) times `k`. */
+function scaledParagraph(source: ShrinkSource, k: number): PreparedParagraph {
+  const scaled = new Map<TextStyle, TextStyle>();
+  const runs = source.runs.map((r) => {
+    let style = scaled.get(r.style);
+    if (!style) scaled.set(r.style, (style = { ...r.style, size: r.style.size * k, letterSpacing: r.style.letterSpacing * k }));
+    return { ...r, style };
+  });
+  return prepareParagraph(runs, source.options);
 }
 
 type BaseFields = Omit<StackBox, 'kind' | 'children' | 'height'>;

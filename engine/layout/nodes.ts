@@ -6,7 +6,7 @@
  * All lengths are points; y grows downwards from the page's top-left corner.
  */
 import type { ColumnWidth } from '../template/types.ts';
-import type { Line, LineRun, PreparedParagraph, RGB, TextStyle } from '../text/paragraph.ts';
+import type { Line, LineRun, ParagraphOptions, PreparedParagraph, RGB, StyledText, TextStyle } from '../text/paragraph.ts';
 import type { ItemTag, StructNode } from '../tags/struct.ts';
 import type { Borders, ComputedStyle, Sides } from './style.ts';
 
@@ -45,8 +45,14 @@ interface PBase {
 export interface PText extends PBase {
   readonly kind: 'text';
   readonly para: PreparedParagraph;
-  /** `fit: "shrink"`: the smallest font size the text may shrink to, points. */
-  readonly shrinkTo?: number;
+  /** `fit: "shrink"`: what to shape again at a smaller size, down to `min` points. */
+  readonly shrink?: ShrinkSource & { readonly min: number; readonly path: string };
+}
+
+/** The styled runs a paragraph was prepared from, to prepare it again at another size. */
+export interface ShrinkSource {
+  readonly runs: readonly StyledText[];
+  readonly options: ParagraphOptions;
 }
 
 /**
@@ -179,6 +185,8 @@ export interface Frame {
   readonly padding: Sides;
   readonly border: Borders | null;
   readonly background: RGB | null;
+  /** Corner radius of background and border, points (0 or absent: square). */
+  readonly radius?: number;
 }
 
 interface BoxBase {
@@ -312,7 +320,8 @@ export type DrawItemKind =
   /** A rectangle; `radius` (points, absent or 0: square corners) rounds its corners. */
   | { readonly kind: 'rect'; readonly x: number; readonly y: number; readonly w: number; readonly h: number; readonly fill: RGB | null; readonly stroke: RGB | null; readonly lineWidth: number; readonly radius?: number }
   | { readonly kind: 'line'; readonly x1: number; readonly y1: number; readonly x2: number; readonly y2: number; readonly color: RGB; readonly width: number; readonly dash?: readonly number[] }
-  | { readonly kind: 'image'; readonly x: number; readonly y: number; readonly w: number; readonly h: number; readonly image: DecodedImage; readonly clip: { x: number; y: number; w: number; h: number } | null }
+  /** An image; `clip` is the visible window (cover crops it; `radius` rounds its corners). */
+  | { readonly kind: 'image'; readonly x: number; readonly y: number; readonly w: number; readonly h: number; readonly image: DecodedImage; readonly clip: ClipRect | null }
   /** Filled rectangles in a code's module units ([x, y, w, h, ...], shared by every render of it), drawn scaled by sx, sy and moved to x, y. */
   | { readonly kind: 'bars'; readonly rects: readonly number[]; readonly x: number; readonly y: number; readonly sx: number; readonly sy: number; readonly color: RGB }
   /** A list bullet: a filled disc, a stroked circle or a filled square centred on (cx, cy). */

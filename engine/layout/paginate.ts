@@ -5,6 +5,7 @@
  * display list of absolute draw items per page.
  */
 import { RenderError } from '../errors.ts';
+import type { WarningSink } from '../warnings.ts';
 import type { Box, DrawItem, Frame, TextBox } from './nodes.ts';
 import { flowHeight, insets, outerHeight } from './box-metrics.ts';
 import type { FlowContext, Placement } from './flow-context.ts';
@@ -16,8 +17,8 @@ export type { FlowContext, Placement } from './flow-context.ts';
 const EPS = 1e-6;
 
 /** The settings of a pagination into regions of `regionHeight` points (Infinity: never cut). */
-export function flowContext(regionHeight: number): FlowContext {
-  return { regionHeight, place };
+export function flowContext(regionHeight: number, page?: { width: number; height: number }, warnings?: WarningSink, areaHeight?: number): FlowContext {
+  return { regionHeight, place, page, warnings, areaHeight };
 }
 
 /** Result of flowing siblings. `rest` null means all were placed. */
@@ -34,6 +35,10 @@ export function flow(boxes: readonly Box[], x: number, y: number, avail: number,
   let cursor = 0;
   for (let i = 0; i < boxes.length; i++) {
     const b = boxes[i];
+    if (b.absolute !== undefined) {
+      placeAbsolute(b, x, y, cursor, out, ctx);
+      continue;
+    }
     const first = atTop && cursor === 0;
     if (b.kind === 'pageBreak') return { used: cursor, rest: boxes.slice(i + 1) };
     if (b.breakBefore && !first) return { used: cursor, rest: boxes.slice(i) };
@@ -61,9 +66,90 @@ export function flow(boxes: readonly Box[], x: number, y: number, avail: number,
 /** Place one box with its top-left border corner at (x, y). */
 export function place(box: Box, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): Placement {
   const mark = out.length;
-  const r = placeFramed(box, x, y, avail, atTop, out, ctx, mark);
+  const r = box.layout === undefined ? placeFramed(box, x, y, avail, atTop, out, ctx, mark) : placeLaidOut(box, x, y, avail, atTop, out, ctx, mark);
   if (box.tag !== undefined) tagItems(out, mark, box.tag);
   return r;
+}
+
+/**
+ * An absolutely positioned box, where the flow at (x, y) reaches it: on the page, or from the
+ * parent's content box (whose left edge is x and whose flow is at y; `bottom` from the area's
+ * bottom edge). It is placed whole and never cut; place() keeps it on the page.
+ */
+function placeAbsolute(b: Box, x: number, y: number, cursor: number, out: DrawItem[], ctx: FlowContext): void {
+  const a = b.absolute!;
+  let ax: number;
+  let ay: number;
+  if (a.page) {
+    ax = a.x;
+    ay = a.y ?? y + cursor + b.marginTop;
+  } else {
+    ax = x + a.x;
+    ay = a.y !== null ? y + a.y : a.bottom !== null ? y + (ctx.areaHeight ?? ctx.regionHeight) - a.bottom - b.marginBottom - b.height : y + cursor + b.marginTop;
+  }
+  place(b, ax, ay, Infinity, true, out, ctx);
+}
+
+/**
+ * A box with layout properties: a fixed height, a rotation or an absolute place make it one piece
+ * (moved to the next page when it does not fit, never cut); its items are drawn as one group
+ * through its rotation, at its opacity, clipped to a fixed height its content overflows, and
+ * moved (or scaled down) onto the page when it would leave it (BOX_CLAMPED).
+ */
+function placeLaidOut(box: Box, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext, mark: number): Placement {
+  const lay = box.layout!;
+  const whole = lay.height !== null || lay.rotate !== 0 || box.absolute !== undefined;
+  let r: Placement;
+  if (whole) {
+    if (!atTop && box.height > avail + EPS && box.height <= ctx.regionHeight) return { used: 0, rest: box };
+    r = placeFramed(box, x, y, Infinity, true, out, ctx, mark);
+  } else r = placeFramed(box, x, y, avail, atTop, out, ctx, mark);
+  if (out.length === mark) return r;
+  const h = r.rest ? r.used : box.height;
+  let matrix: [number, number, number, number, number, number] = [1, 0, 0, 1, 0, 0];
+  if (lay.rotate !== 0) {
+    const t = (lay.rotate * Math.PI) / 180;
+    const cos = Math.cos(t);
+    const sin = Math.sin(t);
+    const cx = x + box.width / 2;
+    const cy = y + h / 2;
+    // y grows downwards: positive angles turn clockwise on the page.
+    matrix = [cos, sin, -sin, cos, cx - cos * cx + sin * cy, cy - sin * cx - cos * cy];
+  }
+  if ((whole && lay.rotate !== 0) || box.absolute !== undefined) matrix = keepOnPage(matrix, x, y, box.width, h, lay.path, ctx);
+  const clip = box.overflows ? { x, y, w: box.width, h, radius: box.frame?.radius } : null;
+  const identity = matrix[0] === 1 && matrix[1] === 0 && matrix[2] === 0 && matrix[3] === 1 && matrix[4] === 0 && matrix[5] === 0;
+  if (identity && lay.opacity >= 1 && clip === null) return r;
+  const items = out.splice(mark);
+  out.push({ kind: 'group', matrix, opacity: lay.opacity < 1 ? lay.opacity : null, clip, items });
+  return r;
+}
+
+/**
+ * `matrix` changed so the box (x, y, w, h) it draws stays on the page: moved onto it when a
+ * corner would leave it, and scaled down about its centre when it is larger than the page.
+ */
+function keepOnPage(matrix: [number, number, number, number, number, number], x: number, y: number, w: number, h: number, path: string, ctx: FlowContext): [number, number, number, number, number, number] {
+  const page = ctx.page;
+  if (!page) return matrix;
+  const [a, b, c, d, e, f] = matrix;
+  const xs = [x, x + w, x, x + w].map((px, i) => a * px + c * (i < 2 ? y : y + h) + e);
+  const ys = [x, x + w, x, x + w].map((px, i) => b * px + d * (i < 2 ? y : y + h) + f);
+  const left = Math.min(...xs);
+  const right = Math.max(...xs);
+  const top = Math.min(...ys);
+  const bottom = Math.max(...ys);
+  if (left >= -EPS && top >= -EPS && right <= page.width + EPS && bottom <= page.height + EPS) return matrix;
+  const s = Math.min(1, page.width / (right - left), page.height / (bottom - top));
+  // Scale about the drawn box's centre, then move it inside the page.
+  const cx = (left + right) / 2;
+  const cy = (top + bottom) / 2;
+  const half = [((right - left) * s) / 2, ((bottom - top) * s) / 2];
+  const ncx = Math.min(Math.max(cx, half[0]), page.width - half[0]);
+  const ncy = Math.min(Math.max(cy, half[1]), page.height - half[1]);
+  ctx.warnings?.add('BOX_CLAMPED', s < 1 ? `the box (${Math.round(right - left)} x ${Math.round(bottom - top)} pt as drawn) is larger than the page: drawn smaller, on the page` : 'the box would leave the page: moved onto it', path);
+  // M' = T(ncx, ncy) S(s) T(-cx, -cy) M
+  return [s * a, s * b, s * c, s * d, s * (e - cx) + ncx, s * (f - cy) + ncy];
 }
 
 /** The items from `mark` on that no inner box claimed belong to `tag` (engine/tags/struct.ts). */
@@ -84,15 +170,17 @@ function placeFramed(box: Box, x: number, y: number, avail: number, atTop: boole
 }
 
 function drawFrame(frame: Frame, x: number, y: number, w: number, h: number, out: DrawItem[], mark: number): void {
+  const radius = frame.radius;
   if (frame.background) {
-    out.splice(mark, 0, { kind: 'rect', x, y, w, h, fill: frame.background, stroke: null, lineWidth: 0 });
+    out.splice(mark, 0, radius ? { kind: 'rect', x, y, w, h, fill: frame.background, stroke: null, lineWidth: 0, radius } : { kind: 'rect', x, y, w, h, fill: frame.background, stroke: null, lineWidth: 0 });
   }
   const b = frame.border;
   if (!b) return;
   const same = b.top.width === b.right.width && b.top.width === b.bottom.width && b.top.width === b.left.width && b.top.color.join() === b.right.color.join() && b.top.color.join() === b.bottom.color.join() && b.top.color.join() === b.left.color.join();
   if (same) {
     const hw = b.top.width / 2;
-    out.push({ kind: 'rect', x: x + hw, y: y + hw, w: w - b.top.width, h: h - b.top.width, fill: null, stroke: b.top.color, lineWidth: b.top.width });
+    const rect = { kind: 'rect', x: x + hw, y: y + hw, w: w - b.top.width, h: h - b.top.width, fill: null, stroke: b.top.color, lineWidth: b.top.width } as const;
+    out.push(radius ? { ...rect, radius: Math.max(0, radius - hw) } : rect);
     return;
   }
   if (b.top.width) out.push({ kind: 'line', x1: x, y1: y + b.top.width / 2, x2: x + w, y2: y + b.top.width / 2, color: b.top.color, width: b.top.width });
@@ -228,7 +316,11 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
     case 'image': {
       if (!placeAtom(box, avail, atTop)) return { used: 0, rest: box };
       const d = box.draw;
-      out.push({ kind: 'image', x: x + d.x, y: y + d.y, w: d.w, h: d.h, image: box.image, clip: box.clip ? { x, y, w: box.width - (box.frame ? insets(box.frame)[1] + insets(box.frame)[3] : 0), h: contentHeight } : null });
+      const radius = box.layout?.radius ?? 0;
+      const window = { x, y, w: box.width - (box.frame ? insets(box.frame)[1] + insets(box.frame)[3] : 0), h: contentHeight };
+      // Rounded corners clip the picture as drawn (contain: the picture, cover: the window).
+      const clip = radius > 0 ? (box.clip ? { ...window, radius } : { x: x + d.x, y: y + d.y, w: d.w, h: d.h, radius }) : box.clip ? window : null;
+      out.push({ kind: 'image', x: x + d.x, y: y + d.y, w: d.w, h: d.h, image: box.image, clip });
       return { used: contentHeight, rest: null };
     }
     case 'code': {
@@ -260,9 +352,9 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
  * @returns the draw items of each page's content area.
  * @throws RenderError LIMIT_EXCEEDED (path `content`) past `maxPages`.
  */
-export function paginate(boxes: Box[], x: number, y: number, regionHeight: number, maxPages: number): DrawItem[][] {
+export function paginate(boxes: Box[], x: number, y: number, regionHeight: number, maxPages: number, page?: { width: number; height: number }, warnings?: WarningSink): DrawItem[][] {
   const pages: DrawItem[][] = [];
-  const ctx = flowContext(regionHeight);
+  const ctx = flowContext(regionHeight, page, warnings);
   let rest: Box[] | null = boxes;
   while (rest && (rest.length > 0 || pages.length === 0)) {
     if (pages.length >= maxPages) {

@@ -16,7 +16,7 @@ import { prepareParagraph, type PreparedParagraph, type RGB, type StyledText } f
 import { ARTIFACT, headingOfStyles, inheritedLang, requireAlt, roleType, structNode, type ItemTag, type StructNode, type StructType, type TagContext } from '../tags/struct.ts';
 import { encodeCode } from './codes.ts';
 import { decodeImage, type ImageBytes } from './images.ts';
-import type { PCell, PList, PNode, PTable, PText } from './nodes.ts';
+import type { PCell, PList, PNode, PTable, PText, ShrinkSource } from './nodes.ts';
 import { bareStyle, color, computeStyle, mergeProps, toSides, type ComputedStyle, type Sides, type TextStyles } from './style.ts';
 
 /** What the prepare pass needs besides the nodes. */
@@ -24,9 +24,9 @@ export interface PrepareContext {
   readonly styles: Record<string, StyleProps> | undefined;
   readonly textStyles: TextStyles;
   readonly limits: Limits;
-  /** The template's language (metadata.language): hyphenation patterns. */
   /** Bytes of the image sources fetched before the render (URLs, assets), by source. */
   readonly images?: ImageBytes;
+  /** The template's language (metadata.language): hyphenation patterns. */
   readonly language?: string;
   /** Collects what the render should report without failing (characters no font has). */
   readonly warnings: WarningSink;
@@ -92,6 +92,28 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
 }
 
 function prepareUntagged(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext, path: string): PNode {
+  // An absolute box takes no room, a fixed-height one its height: neither counts its lines in the page estimate.
+  const own = mergeProps(node, ctx.styles);
+  const flow = ctx.flow;
+  const outOfFlow = flow !== null && (own.position === 'absolute' || own.height !== undefined) && !('image' in node) && !('barcode' in node) && !('qrcode' in node);
+  if (outOfFlow) ctx.flow = null;
+  let prepared: PNode;
+  try {
+    prepared = prepareKind(node, parent, ctx, path);
+  } finally {
+    ctx.flow = flow;
+  }
+  if (outOfFlow && own.position !== 'absolute' && own.height !== undefined) flow.add(1, own.height, path);
+  const box = prepared.style.box;
+  // Images and codes size themselves: their width and height are their own options.
+  if (box === null || (prepared.kind === 'spacer' && !('spacer' in node))) return prepared;
+  return { ...prepared, layout: { ...box, path } };
+}
+
+/** The default smallest size of `fit: "shrink"` text, points. */
+export const MIN_FONT_SIZE = 4;
+
+function prepareKind(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext, path: string): PNode {
   ctx.budget.boxesFor(1, path);
   const props = mergeProps(node, ctx.styles);
   const style = computeStyle(parent, props);
@@ -101,8 +123,11 @@ function prepareUntagged(node: BoundNode, parent: ComputedStyle, ctx: PrepareCon
     return { kind: 'spacer', style, size: 0 };
   }
   if ('text' in node) {
-    const para = prepareInline(node.text, style, node.link, ctx, path);
+    const shrink = 'fit' in node && node.fit === 'shrink';
+    const keep: ShrinkSource[] | undefined = shrink ? [] : undefined;
+    const para = prepareInline(node.text, style, node.link, ctx, path, keep);
     ctx.flow?.add(para.hardLines, para.minLineHeight, path);
+    if (keep) return { kind: 'text', style, para, shrink: { ...keep[0], min: Math.min(('minFontSize' in node ? node.minFontSize : undefined) ?? MIN_FONT_SIZE, style.fontSize), path } };
     return { kind: 'text', style, para };
   }
   if ('stack' in node) {
@@ -181,7 +206,7 @@ function alignOf(style: ComputedStyle): 'left' | 'center' | 'right' {
  * Flatten inline spans into styled runs and shape them (counted against maxGlyphs first). Justified
  * text is hyphenated with the patterns of each run's language (its `lang`, else the document's).
  */
-function prepareInline(text: string | BoundInline[], style: ComputedStyle, link: string | undefined, ctx: PrepareContext, path: string): PreparedParagraph {
+function prepareInline(text: string | BoundInline[], style: ComputedStyle, link: string | undefined, ctx: PrepareContext, path: string, keep?: ShrinkSource[]): PreparedParagraph {
   const runs: StyledText[] = [];
   const justified = style.textAlign === 'justify';
   if (typeof text === 'string') {
@@ -194,6 +219,7 @@ function prepareInline(text: string | BoundInline[], style: ComputedStyle, link:
   // Runs without a language of their own take the document's patterns.
   const hyphenate = justified && style.hyphenate ? hyphenatorFor(style.lang ?? ctx.language) : undefined;
   const para = prepareParagraph(runs, { direction: style.direction, hyphenate });
+  keep?.push({ runs, options: { direction: style.direction, hyphenate } });
   ctx.budget.boxesFor(para.hardLines, path);
   for (const ch of para.missing) {
     const key = `GLYPH_MISSING\u0000${ch}`;

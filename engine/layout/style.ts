@@ -6,6 +6,7 @@ import type { BorderInput, BorderSide, SidesInput, StyleProps } from '../templat
 import { parseColor } from '../template/colors.ts';
 import type { FontLibrary } from '../text/fonts.ts';
 import type { Align, RGB, TextStyle } from '../text/paragraph.ts';
+import type { BoxLayout } from './nodes.ts';
 
 /** Four lengths in points, CSS order. */
 export interface Sides {
@@ -59,6 +60,8 @@ export interface ComputedStyle {
   readonly breakAfter: boolean;
   readonly verticalAlign: 'top' | 'middle' | 'bottom' | 'baseline';
   readonly keepWithNext: boolean;
+  /** Fixed size, position, rotation, opacity, corner radius (null: none of them). */
+  readonly box: Omit<BoxLayout, 'path'> | null;
 }
 
 export const ZERO_SIDES: Sides = Object.freeze({ top: 0, right: 0, bottom: 0, left: 0 });
@@ -128,6 +131,7 @@ export function rootStyle(font: { family?: string | string[]; size?: number; col
     breakAfter: false,
     verticalAlign: 'baseline',
     keepWithNext: false,
+    box: null,
   };
 }
 
@@ -148,6 +152,7 @@ const STYLE_KEYS = new Set([
   'fontFamily', 'fontSize', 'fontWeight', 'fontStyle', 'color', 'lineHeight', 'textAlign', 'textDecoration', 'direction',
   'letterSpacing', 'fontFeatures', 'hyphenate', 'lang', 'widows', 'orphans',
   'margin', 'padding', 'border', 'backgroundColor', 'keepTogether', 'keepWithNext', 'breakBefore', 'pageBreak', 'verticalAlign',
+  'width', 'height', 'position', 'relativeTo', 'top', 'right', 'bottom', 'left', 'rotate', 'opacity', 'borderRadius',
 ]);
 
 function hasStyle(p: StyleProps): boolean {
@@ -204,6 +209,21 @@ function compute(parent: ComputedStyle, p: StyleProps): ComputedStyle {
     breakAfter: p.pageBreak === 'after',
     verticalAlign: p.verticalAlign ?? 'baseline',
     keepWithNext: p.keepWithNext ?? p.pageBreak === 'avoid',
+    box: boxOf(p),
+  };
+}
+
+/** The box properties of a node, or null when it sets none. */
+function boxOf(p: StyleProps): Omit<BoxLayout, 'path'> | null {
+  const absolute = p.position === 'absolute';
+  if (p.width === undefined && p.height === undefined && !absolute && !p.rotate && (p.opacity ?? 1) >= 1 && !p.borderRadius) return null;
+  return {
+    width: p.width ?? null,
+    height: p.height ?? null,
+    absolute: absolute ? { relativeTo: p.relativeTo ?? 'page', top: p.top ?? null, right: p.right ?? null, bottom: p.bottom ?? null, left: p.left ?? null } : null,
+    rotate: p.rotate ?? 0,
+    opacity: p.opacity ?? 1,
+    radius: p.borderRadius ?? 0,
   };
 }
 

@@ -96,7 +96,7 @@ class PageWriter {
   rect(x: number, y: number, w: number, h: number, fill: RGB | null, stroke: RGB | null, lineWidth: number, radius?: number): void {
     if (fill) this.setFill(fill);
     if (stroke) this.stroke(stroke, lineWidth);
-    this.ops.push(`${num(x)} ${num(y)} ${num(w)} ${num(h)} re ${fill && stroke ? 'B' : fill ? 'f' : 'S'}`);
+    this.ops.push(`${rectPath(x, y, w, h, radius)} ${fill && stroke ? 'B' : fill ? 'f' : 'S'}`);
   }
 
   line(x1: number, y1: number, x2: number, y2: number, color: RGB, width: number, dash?: readonly number[]): void {
@@ -137,6 +137,7 @@ class PageWriter {
 
   image(item: Extract<DrawItem, { kind: 'image' }>): void {
     this.flush();
+    if (item.image.type === 'svg') return this.svg(item);
     let img = this.images.get(item.image);
     if (!img) {
       img = embedPrepared(this.doc, this.prepared.get(item.image)!, `Im${this.images.size + 1}`);
@@ -144,8 +145,8 @@ class PageWriter {
     }
     if (item.clip) {
       this.doc.save();
-      this.doc.rect(item.clip.x, item.clip.y, item.clip.w, item.clip.h).clip();
-    if (item.image.type === 'svg') return this.svg(item);
+      this.ops.push(`${rectPath(item.clip.x, item.clip.y, item.clip.w, item.clip.h, item.clip.radius)} W n`);
+      this.flush();
     }
     this.doc.image(img as never, item.x, item.y, { width: item.w, height: item.h });
     if (item.clip) this.doc.restore();
@@ -157,7 +158,10 @@ class PageWriter {
       throw new RenderError('PDFA_CONFLICT', 'an SVG image uses opacity, which PDF/A-1 forbids (transparency); use pdf/a-2b or pdf/a-3b, or an opaque SVG');
     }
     this.doc.save();
-    if (item.clip) this.doc.rect(item.clip.x, item.clip.y, item.clip.w, item.clip.h).clip();
+    if (item.clip) {
+      this.ops.push(`${rectPath(item.clip.x, item.clip.y, item.clip.w, item.clip.h, item.clip.radius)} W n`);
+      this.flush();
+    }
     drawSvg(this.doc, item.image, item.x, item.y, item.w, item.h);
     this.doc.restore();
   }
@@ -171,8 +175,10 @@ class PageWriter {
   private groupItems(item: Extract<DrawItem, { kind: 'group' }>): void {
     this.flush();
     this.doc.save();
-    if (item.opacity !== null) this.doc.fillOpacity(item.opacity);
+    // Every fill and stroke at the opacity (PDF/A-1 templates with opacity are refused before layout).
+    if (item.opacity !== null) this.doc.opacity(item.opacity);
     this.ops.push(`${item.matrix.map(fine).join(' ')} cm`);
+    if (item.clip) this.ops.push(`${rectPath(item.clip.x, item.clip.y, item.clip.w, item.clip.h, item.clip.radius)} W n`);
     for (const inner of item.items) this.draw(inner);
     this.flush();
     this.doc.restore();
@@ -268,6 +274,26 @@ export function logicalText(visual: readonly LineRun['pieces'][number][]): strin
   let text = '';
   for (const p of order) text += p.text;
   return text.replace(/\u00ad/g, '');
+}
+
+/** A rectangle's path, its corners rounded by `radius` (at most half the shorter side) with cubic Béziers. */
+function rectPath(x: number, y: number, w: number, h: number, radius?: number): string {
+  const r = Math.min(radius ?? 0, w / 2, h / 2);
+  if (!(r > 0)) return `${num(x)} ${num(y)} ${num(w)} ${num(h)} re`;
+  const k = r * (1 - 0.5522847498);
+  const x2 = x + w;
+  const y2 = y + h;
+  return [
+    `${num(x + r)} ${num(y)} m`,
+    `${num(x2 - r)} ${num(y)} l`,
+    `${num(x2 - k)} ${num(y)} ${num(x2)} ${num(y + k)} ${num(x2)} ${num(y + r)} c`,
+    `${num(x2)} ${num(y2 - r)} l`,
+    `${num(x2)} ${num(y2 - k)} ${num(x2 - k)} ${num(y2)} ${num(x2 - r)} ${num(y2)} c`,
+    `${num(x + r)} ${num(y2)} l`,
+    `${num(x + k)} ${num(y2)} ${num(x)} ${num(y2 - k)} ${num(x)} ${num(y2 - r)} c`,
+    `${num(x)} ${num(y + r)} l`,
+    `${num(x)} ${num(y + k)} ${num(x + k)} ${num(y)} ${num(x + r)} ${num(y)} c h`,
+  ].join(' ');
 }
 
 // A code's rectangles in module units, as path operators: the same for every render of the code.

@@ -23,7 +23,7 @@ import { z } from 'zod';
 import { BOUNDS } from './bounds.ts';
 import { CONDITION_KEYS } from './conditions.ts';
 import { DEF_DOCS, PROPERTY_DOCS, SCHEMA_DESCRIPTION, type PropertyDoc } from './json-schema-docs.ts';
-import { conditionSchema, KIND_SCHEMAS, NODE_KINDS, nodeSchema, PAGE_SIZE_NAMES, templateSchema } from './schema.ts';
+import { BOX_KEYS, conditionSchema, KIND_SCHEMAS, NODE_KINDS, nodeSchema, PAGE_SIZE_NAMES, templateSchema } from './schema.ts';
 
 /** A JSON Schema object (draft 2020-12). */
 export type JsonSchema = { [key: string]: unknown };
@@ -104,7 +104,9 @@ function definitions(): Record<string, JsonSchema> {
   defs.node = { anyOf: NODE_KINDS.map((k) => ref(`${k}Node`)) };
   for (const kind of NODE_KINDS) defs[`${kind}Node`] = convert(KIND_SCHEMAS[kind]);
   // A span is `{text, link?}` with style properties: the same shape as a text node.
-  defs.span = convert(KIND_SCHEMAS.text);
+  // (less what only nodes have: fit, minFontSize and the box properties)
+  const spanOnly = Object.fromEntries(['fit', 'minFontSize', ...BOX_KEYS].map((k) => [k, true as const])) as Record<string, true> & Record<number, never>;
+  defs.span = convert((KIND_SCHEMAS.text as unknown as z.ZodObject).omit(spanOnly));
   defs.inline = { anyOf: [string, ref('span')] };
   defs.textContent = { anyOf: [string, { type: 'array', items: ref('inline') }] };
   defs.styleRef = { anyOf: [string, { type: 'array', items: string }] };

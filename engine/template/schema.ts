@@ -376,6 +376,7 @@ function styleShape(color: z.ZodType<string>) {
     orphans: z.number().int().min(1).max(10).optional(),
     breakBefore: z.enum(['page', 'auto']).optional(),
     pageBreak: z.enum(['before', 'after', 'avoid']).optional(),
+    ...BOX_SHAPE,
     colSpan: spanCount.optional(),
     rowSpan: spanCount.optional(),
     verticalAlign: z.enum(['top', 'middle', 'bottom', 'baseline']).optional(),
@@ -437,7 +438,13 @@ const textContent = dispatch<string | Inline[]>((v) => {
 const { role: _spanRole, width: _w, height: _h, position: _p, relativeTo: _r, top: _t, right: _ri, bottom: _b, left: _l, rotate: _ro, opacity: _o, borderRadius: _br, ...spanStyle } = nodeStyle;
 const spanObject = z.strictObject({ ...spanStyle, text: textContent, link: boundString.optional() });
 
-const textNode = z.strictObject({ ...nodeStyle, text: textContent, link: boundString.optional() });
+const textNode = z.strictObject({
+  ...nodeStyle,
+  text: textContent,
+  link: boundString.optional(),
+  fit: z.enum(['shrink']).optional(),
+  minFontSize: fontSize.optional(),
+});
 
 const imageNode = z.strictObject({
   ...nodeStyle,

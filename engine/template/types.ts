@@ -67,6 +67,24 @@ export interface StyleProps {
   /** Fewest lines of a paragraph left alone at the bottom of a page. Default 2. */
   orphans?: number;
   breakBefore?: 'page' | 'auto';
+  /** Border-box width in points (image and barcode: the size of the picture or bars, as before). */
+  width?: number;
+  /** Border-box height in points: the box is exactly this tall; content beyond it is cut off. */
+  height?: number;
+  /** `absolute`: taken out of the flow and placed by top/right/bottom/left. Default `static`. */
+  position?: 'static' | 'absolute';
+  /** What an absolute box's offsets are measured from: the page's edges (default) or the parent box's content edges. */
+  relativeTo?: 'page' | 'parent';
+  top?: number;
+  right?: number;
+  bottom?: number;
+  left?: number;
+  /** Degrees clockwise about the box's centre; the box keeps its place in the flow. */
+  rotate?: number;
+  /** 0 (invisible) to 1 (opaque, the default): every fill and stroke of the box. */
+  opacity?: number;
+  /** Corner radius of the box's background and border (an image: its clip), points. */
+  borderRadius?: number;
   /** pageBreak `before`: start on a new page; `after`: what follows starts on a new page; `avoid`: no break inside nor right after it. */
   pageBreak?: 'before' | 'after' | 'avoid' | true;
   /** Only in table cells. */
@@ -104,6 +122,10 @@ export interface InlineSpan extends Omit<StyleProps, 'role' | BoxPropKey> {
 export interface TextNode extends StyleProps {
   text: string | Inline[];
   link?: string;
+  /** `shrink`: a smaller font size (down to minFontSize) instead of breaking a word or overflowing a fixed height. */
+  fit?: 'shrink';
+  /** Smallest size `fit: "shrink"` goes down to, points. Default 4. */
+  minFontSize?: number;
 }
 export interface ImageNode extends StyleProps {
   /** A data URI (PNG or JPEG) or a placeholder that yields one. */

@@ -5,9 +5,38 @@
  * is read back from the PDF (pdf.js positions, operators, annotations).
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
 import { test } from 'node:test';
+import fc from 'fast-check';
+import { PNG } from 'pngjs';
+import { renderPdf, RenderError } from '../../engine/index.ts';
 import { parseTemplate } from '../../engine/template/schema.ts';
-import { render } from '../helpers/render.ts';
+import { encodePng } from '../helpers/images.ts';
+import { readPdf } from '../helpers/pdf.ts';
+import { pdfOperators } from '../helpers/pdfops.ts';
+import { NOW, render } from '../helpers/render.ts';
+
+/** The PDF's bytes with every Flate stream inflated (operators and dictionaries searchable). */
+function pdfText(pdf: Buffer): string {
+  const raw = pdf.toString('latin1');
+  let out = raw;
+  const re = /stream\r?\n/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(raw)) !== null) {
+    const start = m.index + m[0].length;
+    const end = raw.indexOf('endstream', start);
+    try {
+      out += '\n' + inflateSync(pdf.subarray(start, end)).toString('latin1');
+    } catch {
+      // not a Flate stream
+    }
+  }
+  return out;
+}
 
 test('page sizes with units: inches, millimetres, centimetres and points', async () => {
   const cases: [string, number, number][] = [
@@ -77,4 +106,210 @@ test('pageBreak must be before, after or avoid on a node; true is the page break
   if (!r.ok) assert.equal(r.errors[0].path, 'content[0].pageBreak');
   assert.equal(parseTemplate({ content: [{ text: 'x', pageBreak: 'after' }, { pageBreak: true }] }).ok, true);
   assert.equal(parseTemplate({ styles: { chapter: { pageBreak: 'before' } }, content: [{ text: 'x', style: 'chapter' }] }).ok, true);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Fixed size, absolute position, rotation, opacity, rounded corners.
+
+const near = (a: number, b: number, tol = 0.6) => Math.abs(a - b) <= tol;
+
+/** The RGB of pixel (x, y) (points at 72 dpi) of page 1. */
+function pixelAt(pdf: Buffer, x: number, y: number): [number, number, number] {
+  const dir = mkdtempSync(join(tmpdir(), 'lf-'));
+  try {
+    writeFileSync(join(dir, 'a.pdf'), pdf);
+    execFileSync('pdftoppm', ['-png', '-r', '72', '-f', '1', '-l', '1', '-singlefile', join(dir, 'a.pdf'), join(dir, 'p')]);
+    const png = PNG.sync.read(readFileSync(join(dir, 'p.png')));
+    const i = (Math.round(y) * png.width + Math.round(x)) * 4;
+    return [png.data[i], png.data[i + 1], png.data[i + 2]];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('width and height make a box of that size; content taller than the height is cut off (CONTENT_CLIPPED)', async () => {
+  const def = {
+    page: { size: [300, 300], margin: 20 },
+    content: [
+      { stack: [{ text: 'Label' }], width: 100, height: 50, backgroundColor: '#ff0000' },
+      { text: 'After' },
+      { stack: [{ text: 'a\nb\nc\nd\ne\nf\ng\nh' }], height: 30, width: 60, backgroundColor: '#00ff00' },
+    ],
+  };
+  const r = await renderPdf(def, {}, { now: NOW });
+  const [ops] = await pdfOperators(r.pdf);
+  const red = ops.filledBoxes[0];
+  assert.ok(near(red.x, 20) && near(red.y, 20) && near(red.width, 100) && near(red.height, 50), JSON.stringify(red));
+  const doc = await readPdf(r.pdf);
+  const after = doc.pages[0].runs.find((x) => x.str === 'After')!;
+  assert.ok(after.y > 70 && after.y < 85, `After at ${after.y}`);
+  // The clipped box: its text stops at its bottom edge (the lines are drawn, the clip hides them).
+  assert.ok(pdfText(r.pdf).includes(' W n'), 'a clip path');
+  assert.deepEqual(r.warnings.map((w) => [w.code, w.path]), [['CONTENT_CLIPPED', 'content[2]']]);
+});
+
+test('absolute boxes: placed from the page or the parent, taking no room in the flow', async () => {
+  const def = {
+    page: { size: '4x6in', margin: 20 },
+    content: [
+      { text: 'TOPRIGHT', position: 'absolute', top: 10, right: 10 },
+      { text: 'First' },
+      { stack: [{ text: 'Inner' }, { text: 'CORNER', position: 'absolute', relativeTo: 'parent', right: 0, bottom: 0 }, { text: 'Second line' }], margin: [100, 0, 0, 0] },
+      { text: 'FOOT', position: 'absolute', bottom: 5, left: 7 },
+    ],
+  };
+  const { doc } = await render(def);
+  const p = doc.pages[0];
+  const run = (s: string) => p.runs.find((x) => x.str === s)!;
+  // No room taken: "First" starts at the top margin.
+  assert.ok(run('First').y < 20 + 12, `First at ${run('First').y}`);
+  assert.ok(near(run('TOPRIGHT').x + run('TOPRIGHT').width, 288 - 10, 1) && run('TOPRIGHT').y < 10 + 12, JSON.stringify(run('TOPRIGHT')));
+  assert.ok(near(run('FOOT').x, 7) && run('FOOT').y < 432 - 5 && run('FOOT').y > 432 - 20, JSON.stringify(run('FOOT')));
+  // Parent-relative: the stack's right edge (288 - 20) and the bottom of its two lines.
+  const corner = run('CORNER');
+  assert.ok(near(corner.x + corner.width, 268, 1), JSON.stringify(corner));
+  assert.ok(near(corner.y, run('Second line').y, 1), `${corner.y} vs ${run('Second line').y}`);
+});
+
+test('a box that would leave the page is moved onto it, or scaled down, with BOX_CLAMPED', async () => {
+  const r = await renderPdf({ page: { size: [200, 200], margin: 10 }, content: [{ text: 'AWAY', fontSize: 20, position: 'absolute', top: 190, left: 185 }, { stack: [{ text: 'BIG' }], position: 'absolute', top: 0, left: 0, width: 400, height: 150, backgroundColor: '#0000ff', rotate: 45 }] }, {}, { now: NOW });
+  const doc = await readPdf(r.pdf);
+  const away = doc.pages[0].runs.find((x) => x.str === 'AWAY')!;
+  assert.ok(away.x >= 0 && away.x + away.width <= 200.5 && away.y <= 200, JSON.stringify(away));
+  const [ops] = await pdfOperators(r.pdf);
+  for (const b of ops.filledBoxes) assert.ok(b.x >= -0.5 && b.y >= -0.5 && b.x + b.width <= 200.5 && b.y + b.height <= 200.5, JSON.stringify(b));
+  assert.deepEqual(r.warnings.map((w) => w.code), ['WIDTH_CLAMPED', 'BOX_CLAMPED', 'BOX_CLAMPED']);
+});
+
+test('rotate turns a box clockwise about its centre; it keeps its place in the flow', async () => {
+  const box = { stack: [], width: 100, height: 20, backgroundColor: '#ff0000', margin: [60, 0, 60, 100] };
+  const flat = (await pdfOperators((await renderPdf({ page: { size: [400, 400], margin: 20 }, content: [box, { text: 'Next' }] }, {})).pdf))[0].filledBoxes[0];
+  const r = await renderPdf({ page: { size: [400, 400], margin: 20 }, content: [{ ...box, rotate: 90 }, { text: 'Next' }] }, {});
+  const turned = (await pdfOperators(r.pdf))[0].filledBoxes[0];
+  assert.ok(near(turned.width, 20) && near(turned.height, 100), JSON.stringify(turned));
+  assert.ok(near(turned.x + turned.width / 2, flat.x + flat.width / 2) && near(turned.y + turned.height / 2, flat.y + flat.height / 2));
+  const next = (await readPdf(r.pdf)).pages[0].runs.find((x) => x.str === 'Next')!;
+  assert.ok(next.y > 20 + 60 + 20 + 60, `Next at ${next.y}`);
+  // Rotated text reads along its angle.
+  const t = await readPdf((await renderPdf({ content: [{ text: 'SLANTED', rotate: -30, margin: [100, 0, 0, 100] }] }, {})).pdf);
+  assert.ok(t.pages[0].runs.some((x) => x.str === 'SLANTED'));
+});
+
+test('opacity draws fills and strokes translucent; PDF/A-1b refuses it with its path, PDF/A-2b keeps it', async () => {
+  const def = { content: [{ text: 'x' }, { text: 'faint', opacity: 0.3, backgroundColor: '#ff0000' }] };
+  const r = await renderPdf(def, {});
+  assert.match(pdfText(r.pdf), /\/ca 0\.3/);
+  assert.match(pdfText(r.pdf), /\/CA 0\.3/);
+  const [r1, g1] = pixelAt(r.pdf, 45, 55);
+  assert.ok(r1 > 240 && g1 > 150 && g1 < 200, `a light red: ${r1},${g1}`);
+  await assert.rejects(renderPdf(def, {}, { pdfVariant: 'pdf/a-1b' }), (e: RenderError) => e.code === 'PDFA_CONFLICT' && e.path === 'content[1].opacity');
+  await assert.rejects(renderPdf({ styles: { faint: { opacity: 0.5 } }, content: [{ text: 'y', style: 'faint' }] }, {}, { pdfVariant: 'pdf/a-1b' }), (e: RenderError) => e.path === 'styles.faint.opacity');
+  assert.match(pdfText((await renderPdf(def, {}, { pdfVariant: 'pdf/a-2b' })).pdf), /\/ca 0\.3/);
+});
+
+test('borderRadius rounds backgrounds, borders and images', async () => {
+  const square = { stack: [], width: 100, height: 100, backgroundColor: '#0000ff', margin: [0, 0, 0, 0] };
+  const page = { size: [200, 200], margin: 20 };
+  const plain = await renderPdf({ page, content: [square] }, {});
+  const rounded = await renderPdf({ page, content: [{ ...square, borderRadius: 30 }] }, {});
+  assert.deepEqual(pixelAt(plain.pdf, 22, 22), [0, 0, 255]);
+  assert.deepEqual(pixelAt(rounded.pdf, 22, 22), [255, 255, 255]);
+  assert.deepEqual(pixelAt(rounded.pdf, 70, 70), [0, 0, 255]);
+  const red = `data:image/png;base64,${encodePng(10, 10, () => [255, 0, 0, 255]).toString('base64')}`;
+  const img = await renderPdf({ page, content: [{ image: red, width: 100, height: 100, borderRadius: 50 }] }, {});
+  assert.deepEqual(pixelAt(img.pdf, 22, 22), [255, 255, 255]);
+  assert.deepEqual(pixelAt(img.pdf, 70, 70), [255, 0, 0]);
+});
+
+test('property: absolute and rotated boxes never paint outside the page', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(
+        fc.record({
+          top: fc.option(fc.integer({ min: -300, max: 600 }), { nil: undefined }),
+          left: fc.option(fc.integer({ min: -300, max: 600 }), { nil: undefined }),
+          right: fc.option(fc.integer({ min: -300, max: 600 }), { nil: undefined }),
+          bottom: fc.option(fc.integer({ min: -300, max: 600 }), { nil: undefined }),
+          width: fc.option(fc.integer({ min: 5, max: 900 }), { nil: undefined }),
+          height: fc.option(fc.integer({ min: 5, max: 900 }), { nil: undefined }),
+          rotate: fc.integer({ min: -360, max: 360 }),
+          absolute: fc.boolean(),
+          words: fc.integer({ min: 1, max: 12 }),
+        }),
+        { minLength: 1, maxLength: 4 },
+      ),
+      async (boxes) => {
+        const content = boxes.map((b) => ({
+          stack: [{ text: 'word '.repeat(b.words) }],
+          backgroundColor: '#336699',
+          ...(b.absolute ? { position: 'absolute', top: b.top, left: b.left, right: b.right, bottom: b.bottom } : {}),
+          ...(b.width !== undefined ? { width: b.width } : {}),
+          ...(b.height !== undefined ? { height: b.height } : {}),
+          rotate: b.rotate,
+        }));
+        const r = await renderPdf({ page: { size: '4x6in', margin: 18 }, content }, {});
+        const ops = await pdfOperators(r.pdf);
+        const doc = await readPdf(r.pdf);
+        for (const [i, p] of ops.entries()) {
+          for (const f of p.filledBoxes) assert.ok(f.x >= -0.5 && f.y >= -0.5 && f.x + f.width <= p.width + 0.5 && f.y + f.height <= p.height + 0.5, `page ${i + 1}: fill ${JSON.stringify(f)}`);
+          // Text cut off by a fixed height is in the file but hidden by the clip: only drawn text counts.
+          if (r.warnings.some((w) => w.code === 'CONTENT_CLIPPED')) continue;
+          for (const t of doc.pages[i].runs) assert.ok(t.x >= -1 && t.y >= -1 && t.x <= p.width + 1 && t.y <= p.height + 1, `page ${i + 1}: text ${JSON.stringify(t)}`);
+        }
+      },
+    ),
+    { numRuns: 12 },
+  );
+});
+
+// ---------------------------------------------------------------------------------------------
+// fit: "shrink"
+
+test('fit shrink: "EXPRESS" in a 70 pt label cell stays one word at a smaller size', async () => {
+  const cell = (fit: boolean) => ({ text: 'EXPRESS', fontSize: 24, fontWeight: 'bold', ...(fit ? { fit: 'shrink' } : {}) });
+  const table = (fit: boolean) => ({ page: { size: '4x6in' }, content: [{ table: { columns: [70, '*'], rows: [[cell(fit), 'Service']] } }] });
+  const broken = await render(table(false));
+  assert.ok(!broken.doc.pages[0].runs.some((x) => x.str === 'EXPRESS'), 'without fit the word is broken');
+  const r = await renderPdf(table(true), {});
+  const run = (await readPdf(r.pdf)).pages[0].runs.find((x) => x.str === 'EXPRESS')!;
+  assert.ok(run, 'one run');
+  assert.ok(run.size < 24 && run.size > 10, `size ${run.size}`);
+  assert.ok(run.width <= 70 - 8 + 0.01, `width ${run.width}`);
+  assert.deepEqual(r.warnings, []);
+  // Text that fits keeps its size.
+  const fits = await render({ content: [{ text: 'OK', fit: 'shrink', fontSize: 24, width: 200 }] });
+  assert.equal(Math.round(fits.doc.pages[0].runs[0].size), 24);
+});
+
+test('fit shrink with a height: the lines fit the box; below minFontSize SHRINK_FAILED', async () => {
+  const text = 'Deliver to the back door of the warehouse between nine and five';
+  const r = await renderPdf({ content: [{ text, fit: 'shrink', fontSize: 20, width: 120, height: 40 }] }, {});
+  const runs = (await readPdf(r.pdf)).pages[0].runs;
+  const size = runs[0].size;
+  assert.ok(size < 20, `size ${size}`);
+  const lines = new Set(runs.map((x) => Math.round(x.y))).size;
+  assert.ok(lines * size * 1.25 <= 40 + 0.5, `${lines} lines at ${size} pt`);
+  assert.deepEqual(r.warnings, []);
+  const tiny = await renderPdf({ content: [{ text, fit: 'shrink', fontSize: 20, minFontSize: 12, width: 60, height: 20 }] }, {});
+  assert.deepEqual(tiny.warnings.map((w) => [w.code, w.path]), [['SHRINK_FAILED', 'content[0]'], ['CONTENT_CLIPPED', 'content[0]']]);
+  assert.equal(Math.round((await readPdf(tiny.pdf)).pages[0].runs[0].size), 12);
+});
+
+test('property: fit shrink text never exceeds its width', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.stringMatching(/^[A-Za-z]{1,14}$/), { minLength: 1, maxLength: 6 }),
+      fc.integer({ min: 30, max: 250 }),
+      fc.integer({ min: 8, max: 60 }),
+      async (words, width, fontSize) => {
+        const r = await renderPdf({ page: { size: [300, 400], margin: 10 }, content: [{ text: words.join(' '), fit: 'shrink', fontSize, minFontSize: 1, width }] }, {});
+        const runs = (await readPdf(r.pdf)).pages[0].runs;
+        for (const t of runs) assert.ok(t.x >= 10 - 0.01 && t.x + t.width <= 10 + width + 0.05, `${JSON.stringify(t)} in ${width}`);
+        // No word was broken: every word appears whole.
+        const text = runs.map((t) => t.str).join(' ');
+        for (const w of words) assert.ok(text.includes(w), `${w} in ${text}`);
+      },
+    ),
+    { numRuns: 25 },
+  );
 });
