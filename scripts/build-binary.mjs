@@ -43,6 +43,15 @@ const DATA_DIRS = ['fonts', 'icc-profiles', 'db/migrations', 'db/migrations-pg',
  * loads `hyphen/<language>` on first use).
  */
 const RUNTIME_PACKAGES = ['hyphen'];
+/**
+ * Image output's canvas library (engine/raster/canvas.ts loads @napi-rs/canvas by name when an
+ * image is first rendered): its .js files and the native addon of this machine's platform, as
+ * installed by npm. Without them the binary still renders PDFs; image requests then fail with a
+ * message saying that image output needs the npm install.
+ */
+const CANVAS_PACKAGES = existsSync(join(root, 'node_modules/@napi-rs/canvas'))
+  ? ['node_modules/@napi-rs/canvas', ...readdirSync(join(root, 'node_modules/@napi-rs')).filter((n) => n.startsWith('canvas-')).map((n) => `node_modules/@napi-rs/${n}`)]
+  : [];
 
 /** Files under `dir` (relative to the repository, forward slashes). */
 function walk(dir) {
@@ -59,6 +68,7 @@ function inputs() {
     'studio/index.html',
     'studio/docs.html',
     ...RUNTIME_PACKAGES.map((p) => `node_modules/${p}/package.json`),
+    ...CANVAS_PACKAGES.map((p) => `${p}/package.json`),
     'scripts/build-binary.mjs',
     'package-lock.json',
     SQLITE_ADDON,
@@ -135,6 +145,7 @@ await buildStudio(join(generated, 'studio/dist'));
 const assets = {};
 for (const dir of DATA_DIRS) for (const f of walk(dir)) assets[f] = join(root, f);
 for (const pkg of RUNTIME_PACKAGES) for (const f of walk(`node_modules/${pkg}`).filter((f) => /(\.js|\/package\.json|\/LICENSE)$/.test(f))) assets[f] = join(root, f);
+for (const dir of CANVAS_PACKAGES) for (const f of walk(dir).filter((f) => /(\.js|\.node|\/package\.json|\/LICENSE)$/.test(f))) assets[f] = join(root, f);
 assets[SQLITE_ADDON] = join(root, SQLITE_ADDON);
 for (const f of readdirSync(generated, { recursive: true, withFileTypes: true }).filter((d) => d.isFile())) {
   const file = join(f.parentPath ?? f.path, f.name);

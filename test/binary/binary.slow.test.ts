@@ -95,6 +95,18 @@ describe('dist/platen', () => {
     assert.equal(preview.status, 200, await preview.clone().text());
     assert.match((await readPdf(Buffer.from(await preview.arrayBuffer()))).pages[0]!.text, /PREVIEW/);
 
+    // Image output loads the canvas library and its native addon from the runtime folder.
+    const image = await fetch(`${url}/v1/image/create`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ template_id: templateId, export_type: 'binary', scale: 1, data: JSON.parse(readFileSync(invoiceData, 'utf8')) }),
+    });
+    assert.equal(image.status, 200, await image.clone().text());
+    assert.equal(image.headers.get('content-type'), 'image/png');
+    const png = Buffer.from(await image.arrayBuffer());
+    assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+    assert.ok(png.length > 20_000, `a full page, not a blank one (${png.length} bytes)`);
+
     const stopped = await child.stop('SIGTERM', 10_000);
     assert.equal(stopped.code, 0, child.stderr());
     assert.equal(child.stderr(), '');
