@@ -54,7 +54,7 @@ export function imageSources(template: Template, data: unknown, options: ImageSo
       const nodes = template[band];
       if (!nodes || nodes.length === 0) continue;
       try {
-        const out = bindNodes(nodes, data ?? {}, { now: options.now, language: template.metadata?.language, page: { page: 1, pages: 1 }, path: band, maxNodes: options.maxNodes, maxDepth: options.maxDepth });
+        const out = bindNodes(withImagesOnly(nodes) as typeof nodes, data ?? {}, { now: options.now, language: template.metadata?.language, page: { page: 1, pages: 1 }, path: band, maxNodes: options.maxNodes, maxDepth: options.maxDepth });
         collectBound(out, band, found);
       } catch {
         // The render reports the fault.
@@ -62,6 +62,38 @@ export function imageSources(template: Template, data: unknown, options: ImageSo
     }
   }
   return [...found].map(([src, path]) => ({ src, path }));
+}
+
+/** Keys that make an object a node of the DSL. */
+const NODE_KEYS = ['text', 'image', 'table', 'columns', 'stack', 'list', 'qrcode', 'barcode', 'line', 'spacer', 'pageBreak', 'each', 'if', 'toc'];
+const EMPTY = { spacer: 0 };
+
+/** Whether `value` holds an `image` string anywhere. */
+function hasImage(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasImage);
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) if ((k === 'image' && typeof v === 'string') || hasImage(v)) return true;
+  }
+  return false;
+}
+
+/**
+ * A copy of `value` in which every node without an image inside is an empty spacer, so that
+ * binding it costs little (a table of 5,000 rows beside a logo is not bound). `each` and `if`
+ * are kept (with spacers inside), so the bound nodes are as many, in the same places, as a
+ * render binds: the paths of the images are the render's. Tables holding an image are kept whole
+ * (their grid must stay as written); everything else keeps its shape.
+ */
+function withImagesOnly(value: unknown): unknown {
+  const prune = (v: unknown) => v && typeof v === 'object' && !Array.isArray(v) && NODE_KEYS.some((k) => k in v) && !('each' in v) && !('if' in v) && !hasImage(v);
+  if (Array.isArray(value)) return value.map((v) => (prune(v) ? EMPTY : withImagesOnly(v)));
+  if (value && typeof value === 'object') {
+    if ('table' in value) return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = withImagesOnly(v);
+    return out;
+  }
+  return value;
 }
 
 /** Image sources of bound nodes (images are never inline, so only `image` keys of nodes). */

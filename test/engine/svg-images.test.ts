@@ -123,3 +123,21 @@ test('protection: AES-256 with permissions; refused with a PDF/A variant', async
   const e = await renderPdf({ content: [{ text: 'x' }] }, {}, { pdfVariant: 'pdf/a-2b', protection: { userPassword: 'u' } }).catch((x) => x);
   assert.equal(e.code, 'PDFA_CONFLICT');
 });
+
+test('imageSources gives the path a render reports for the same image, after each and if expand, without binding what holds no image', async () => {
+  const rows = Array.from({ length: 3000 }, (_, i) => ({ name: `Item ${i}` }));
+  const def = {
+    content: [
+      { each: 'rows', as: 'r', content: [{ text: '{{r.name}}' }] },
+      { if: 'flag', then: [{ text: 'a' }, { text: 'b' }] },
+      { table: { columns: ['*'], rows: [{ each: 'rows', as: 'r', row: ['{{r.name}}'] }] } },
+      { stack: [{ text: 'q' }, { image: '{{logo}}' }] },
+    ],
+  };
+  const data = { logo: 'https://x.example/y.png', flag: true, rows };
+  const [use] = imageSources(def, data, { now: NOW });
+  assert.equal(use.path, 'content[3003].stack[1].image');
+  const e = await renderPdf(def, data, { now: NOW }).catch((x) => x);
+  assert.equal(e.code, 'IMAGE_INVALID');
+  assert.equal(e.path, use.path);
+});
