@@ -1,6 +1,7 @@
 /**
  * Font embedding: each face used in a document becomes a Type0 font (Identity-H) over a
- * CIDFontType2 whose program is a TrueType subset made by fontkit. We write the dictionaries
+ * CIDFontType2 whose program is a TrueType subset made by HarfBuzz's hb-subset (subset.ts; fontkit's
+ * subset encoder for a face hb-subset cannot take). We write the dictionaries
  * ourselves rather than through pdfkit's EmbeddedFont so that:
  * - W and CIDSet cover every glyph of the subset program, including the components that composite
  *   glyphs (Ö = O + ¨) pull in while subsetting (PDF/A-1 6.3.5; pdfkit's CIDSet misses them);
@@ -10,13 +11,16 @@
  *   (the engine's `fontPrograms` cache, caches.ts);
  * - a glyph that stands for different text in different places (Thai า alone and inside ำ) gets
  *   one CID per meaning, all mapped to the same glyph by a CIDToGIDMap, so text extracts right.
- *   CIDs equal glyph ids (CIDToGIDMap /Identity) whenever no glyph has two meanings.
+ * CIDs are given in order of first use while the pages are drawn; the subset program orders its
+ * glyphs its own way (hb-subset: by original glyph id), so a CIDToGIDMap maps each CID to its
+ * glyph in the program (/Identity when they happen to agree).
  */
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import type PDFDocument from 'pdfkit';
 import { caches } from '../caches.ts';
 import type { FontFace } from '../text/fonts.ts';
+import { hbSubset } from './subset.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
 /** pdfkit's indirect object (PDFReference): `data` is its dictionary. */
@@ -44,7 +48,9 @@ interface Program {
   deflated: Buffer;
   /** Its uncompressed length (FontFile2 /Length1). */
   length: number;
-  /** Advance width of every CID 0..n-1 in 1/1000 em. */
+  /** Original glyph id of each glyph of the program, in program order (0 is .notdef). */
+  glyphs: readonly number[];
+  /** Advance width of each glyph of the program, in 1/1000 em. */
   widths: number[];
 }
 
@@ -60,7 +66,7 @@ export class EmbeddedFace {
   private readonly cidGlyph: number[] = [0];
   /** Text of each CID (the ToUnicode map). */
   private readonly unicode: (readonly number[])[] = [[]];
-  /** Distinct original glyph ids in first-use order: the subset program's glyph order. */
+  /** Distinct original glyph ids in first-use order (the subset's glyph list and cache key). */
   private readonly glyphs: number[] = [0];
   private readonly glyphIndex = new Map<number, number>([[0, 0]]);
 
@@ -101,16 +107,18 @@ export class EmbeddedFace {
   }
 
   /**
-   * CID -> subset glyph. Identity when CIDs and glyphs pair one to one; otherwise an explicit map,
-   * with CIDs added at the end for the components composite glyphs pulled into the program, so
-   * that every glyph of the program has a CID (what PDF/A checkers count in the CIDSet).
+   * CID -> glyph of the program, with CIDs added at the end for the program's glyphs no CID shows
+   * (the components composite glyphs pulled in), so that every glyph of the program has a CID
+   * (what PDF/A checkers count in the CIDSet). `identity` when CID n is glyph n throughout.
    */
-  private cidMap(programGlyphs: number): number[] | null {
-    const identity = this.cidGlyph.length === this.glyphs.length && this.cidGlyph.every((g, i) => this.glyphs[i] === g);
-    if (identity) return null;
-    const map = this.cidGlyph.map((g) => this.glyphIndex.get(g)!);
-    for (let gid = this.glyphs.length; gid < programGlyphs; gid++) map.push(gid);
-    return map;
+  private cidMap(program: Program): { map: number[]; identity: boolean } {
+    const index = new Map<number, number>();
+    program.glyphs.forEach((g, i) => index.set(g, i));
+    const map = this.cidGlyph.map((g) => index.get(g)!);
+    const shown = new Set(map);
+    for (let i = 0; i < program.glyphs.length; i++) if (!shown.has(i)) map.push(i);
+    const identity = map.length === program.glyphs.length && map.every((gid, cid) => gid === cid);
+    return { map, identity };
   }
 
   /** Write the font program and dictionaries. `cidSet`: list every CID (PDF/A-1 requires it). */
@@ -145,8 +153,8 @@ export class EmbeddedFace {
       StemV: 80,
       FontFile2: fontFile,
     };
-    const map = this.cidMap(program.widths.length);
-    const widths = map ? map.map((gid) => program.widths[gid]) : program.widths;
+    const { map, identity } = this.cidMap(program);
+    const widths = map.map((gid) => program.widths[gid]);
     if (cidSet) {
       const bits = Buffer.alloc(Math.ceil(widths.length / 8));
       for (let cid = 0; cid < widths.length; cid++) bits[cid >> 3] |= 0x80 >> (cid & 7);
@@ -164,7 +172,7 @@ export class EmbeddedFace {
       CIDSystemInfo: { Registry: new String('Adobe'), Ordering: new String('Identity'), Supplement: 0 },
       FontDescriptor: descriptorRef,
       W: [0, widths],
-      CIDToGIDMap: map ? cidToGidStream(doc, map) : 'Identity',
+      CIDToGIDMap: identity ? 'Identity' : cidToGidStream(doc, map),
     });
     cidFont.end();
 
@@ -182,12 +190,15 @@ export class EmbeddedFace {
   }
 
   private subsetProgram(scale: number): Program {
-    const subset = this.face.font.createSubset() as unknown as { includeGlyph(id: number): number; glyphs: number[]; encode(): Uint8Array };
-    for (const id of this.glyphs) subset.includeGlyph(id);
-    const data = Buffer.from(subset.encode());
-    // Encoding appended the components of composite glyphs: give them CIDs and widths too.
+    let subset: { data: Uint8Array; glyphs: readonly number[] } | undefined = hbSubset(this.face, this.glyphs);
+    if (!subset) {
+      // Not a TrueType-outline face hb-subset takes here: fontkit's encoder (first-use order).
+      const fk = this.face.font.createSubset() as unknown as { includeGlyph(id: number): number; glyphs: number[]; encode(): Uint8Array };
+      for (const id of this.glyphs) fk.includeGlyph(id);
+      subset = { data: fk.encode(), glyphs: fk.glyphs };
+    }
     const widths = subset.glyphs.map((id) => Math.round(this.face.font.getGlyph(id).advanceWidth * scale * 1000) / 1000);
-    return { deflated: deflateSync(data), length: data.length, widths };
+    return { deflated: deflateSync(subset.data), length: subset.data.length, glyphs: subset.glyphs, widths };
   }
 }
 
