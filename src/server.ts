@@ -75,6 +75,9 @@ export async function startServer(config: Config, log: Logger = createLogger()):
   );
   // Generated files: the data dir's folder, or the S3 bucket of PLATEN_STORAGE_URL that every node shares.
   const files = new FileStore(db, openFileStore(config), config, config.secret, { mode: config.storagePublicUrls, origin: config.cdnUrlFromPublic ? undefined : config.cdnUrl });
+  if (db.dialect === 'postgres' && files.blobs.kind === 'local') {
+    log.warn({ dir: files.blobs.location }, 'generated files are kept on this machine only: with more than one process on this database, set PLATEN_STORAGE_URL so that every node serves every file URL');
+  }
   const secrets = new SecretBox(config.secret);
   const deliverer = new WebhookDeliverer(db, secrets, log, { retryDelays: config.webhookRetryDelays, allowPrivate: config.webhookAllowPrivate });
   const s3 = new S3Storage(secrets, { allowPrivate: config.s3AllowPrivateEndpoints });
