@@ -46,6 +46,7 @@ export function previewRoutes(s: Services, authFailures: MiddlewareHandler<AppEn
       401: errorResponse('missing or invalid API key'),
       403: errorResponse('template of another team'),
       404: errorResponse('unknown template or version'),
+      422: errorResponse('an image URL could not be fetched, or an asset does not exist (IMAGE_FETCH_FAILED, with url and path)'),
       429: errorResponse('preview rate limit hit'),
       500: errorResponse('rendering failed: render_error {code, message, path}'),
     },

@@ -10,6 +10,7 @@ import { RenderFailure, type ImageTask, type RenderPool } from '../render/pool.t
 import { checkImageSize, pageError } from './image.ts';
 import type { PreviewBody } from '../schemas/preview.ts';
 import { definitionFor, getTemplate } from './templates.ts';
+import { resolveImages, type ImageResolver } from './image-sources.ts';
 
 /** The mark drawn across every page of a preview. */
 export const PREVIEW_MARK = 'PREVIEW';
@@ -53,12 +54,12 @@ function checkDataOf(definition: unknown, data: unknown, templateId: string | un
 
 /**
  * Render a preview for `teamId` on the render pool (in the team's fair share of threads).
- * @throws ApiError 400 VALIDATION_ERROR (definition; data of the wrong shape at `data.<path>`; PNG: `scale` past the
+ * @throws ApiError 422 IMAGE_FETCH_FAILED (an image URL or asset that cannot be had), 400 VALIDATION_ERROR (definition; data of the wrong shape at `data.<path>`; PNG: `scale` past the
  *   pixel limit, `page` past the last page), 400 BAD_REQUEST (an image template previewed as a PDF),
  *   403/404 (template_id, version), 500 INTERNAL_ERROR with `render_error {code, message, path}`
  *   when rendering fails.
  */
-export async function renderPreview(deps: { db: Db; pool: RenderPool; maxPixels?: number }, teamId: string, req: PreviewBody): Promise<PreviewResult> {
+export async function renderPreview(deps: { db: Db; pool: RenderPool; maxPixels?: number; images?: ImageResolver }, teamId: string, req: PreviewBody): Promise<PreviewResult> {
   const png = req.format === 'png';
   let definitionJson: string;
   if (req.definition !== undefined) {
@@ -74,8 +75,10 @@ export async function renderPreview(deps: { db: Db; pool: RenderPool; maxPixels?
   const maxPixels = deps.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS;
   const image: ImageTask | undefined = png ? { format: 'png', scale: req.scale ?? 2, page: req.page ?? 1, maxPixels } : undefined;
   if (image) checkImageSize(definitionJson, image.scale, maxPixels);
+  // URL and asset images, as a generation fetches them (422 IMAGE_FETCH_FAILED when one cannot be had).
+  const images = await resolveImages(deps.images, teamId, definitionJson, data);
   try {
-    const result = await deps.pool.render(definitionJson, data, { team: teamId, watermark: PREVIEW_MARK, image });
+    const result = await deps.pool.render(definitionJson, data, { team: teamId, watermark: PREVIEW_MARK, image, images });
     const fields = templateFields(definition);
     const painted = image && result.image ? { page: image.page, width: result.image.width, height: result.image.height } : undefined;
     return { pdf: result.pdf, image: painted, pages: result.pages, warnings: result.warnings, fields, renderMs: result.ms };

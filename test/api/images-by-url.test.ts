@@ -196,3 +196,11 @@ test('uploads: a PNG is sniffed as image/png; empty, too large, non-image and no
   await expectError(await s.api('POST', '/v1/assets', apiKey, { file: 'x' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
   await expectError(await s.fetch('/v1/assets'), 401, 'UNAUTHORIZED');
 });
+
+test('previews fetch URL and asset images too, and answer 422 IMAGE_FETCH_FAILED when one cannot be had', async () => {
+  const { apiKey } = await s.team(0);
+  const ok = await s.api('POST', '/v1/templates/preview', apiKey, { definition: { content: [{ image: '{{u}}', width: 40 }] }, data: { u: `${images.origin}/logo.svg` } });
+  assert.equal(ok.status, 200, await ok.clone().text());
+  const missing = await expectError(await s.api('POST', '/v1/templates/preview', apiKey, { definition: { content: [{ text: 'x' }, { image: 'asset:0123456789abcdef0123456789abcdef' }] } }), 422, 'IMAGE_FETCH_FAILED');
+  assert.equal(missing.path, 'content[1].image');
+});
