@@ -12,7 +12,7 @@
  */
 import type { Glyph } from 'fontkit';
 import { RenderError } from '../errors.ts';
-import type { DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
+import type { ClipRect, DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
 import type { LineRun, RGB } from '../text/paragraph.ts';
 import { canvasModule, type Canvas, type Ctx, type SkiaImage, type SkiaPath } from './canvas.ts';
 
@@ -88,16 +88,26 @@ export class RasterPainter {
     this.ctx.setTransform(m[0], m[1], m[2], m[3], m[4], m[5]);
   }
 
-  /** Draw `items` through `matrix` (after the current transform) at `opacity` (times the current one). */
-  within(matrix: Matrix | null, opacity: number | null, items: readonly DrawItem[]): void {
+  /**
+   * Draw `items` through `matrix` (after the current transform) at `opacity` (times the current
+   * one, for every fill and stroke), inside `clip` (in the items' coordinates) when given.
+   */
+  within(matrix: Matrix | null, opacity: number | null, items: readonly DrawItem[], clip?: ClipRect | null): void {
     const saved = this.ctm;
     const savedAlpha = this.alpha;
     if (matrix) this.ctm = multiply(this.ctm, matrix);
     if (opacity !== null) this.alpha = savedAlpha * opacity;
+    if (clip) {
+      this.ctx.save();
+      this.use();
+      rectPath(this.ctx, clip.x, clip.y, clip.w, clip.h, clip.radius);
+      this.ctx.clip();
+    }
     this.ctx.globalAlpha = this.alpha;
     try {
       for (const item of items) this.draw(item);
     } finally {
+      if (clip) this.ctx.restore();
       this.ctm = saved;
       this.alpha = savedAlpha;
       this.ctx.globalAlpha = savedAlpha;
@@ -152,6 +162,19 @@ const DRAWERS: Drawers = {
   text: (p, item) => drawText(p, item.x, item.y, item.run),
 
   rect: (p, item) => {
+    if (item.radius && item.radius > 0) {
+      p.use();
+      rectPath(p.ctx, item.x, item.y, item.w, item.h, item.radius);
+      if (item.fill) {
+        p.fill(item.fill);
+        p.ctx.fill();
+      }
+      if (item.stroke) {
+        p.stroke(item.stroke, item.lineWidth);
+        p.ctx.stroke();
+      }
+      return;
+    }
     if (item.fill) {
       p.fill(item.fill);
       p.fillRect(item.x, item.y, item.w, item.h);
@@ -209,13 +232,12 @@ const DRAWERS: Drawers = {
   },
 
   image: (p, item) => {
-    const img = skiaImage(item.image);
+    const img = skiaImage(item, p.matrix);
     const ctx = p.ctx;
     p.use();
     if (item.clip) {
       ctx.save();
-      ctx.beginPath();
-      ctx.rect(item.clip.x, item.clip.y, item.clip.w, item.clip.h);
+      rectPath(ctx, item.clip.x, item.clip.y, item.clip.w, item.clip.h, item.clip.radius);
       ctx.clip();
     }
     // Enlarged images show their pixels, as PDF viewers draw them (no /Interpolate); reduced ones are filtered.
@@ -227,42 +249,110 @@ const DRAWERS: Drawers = {
     if (item.clip) ctx.restore();
   },
 
-  group: (p, item) => p.within(item.matrix, item.opacity, item.items),
+  group: (p, item) => p.within(item.matrix, item.opacity, item.items, item.clip),
 };
 
+/** Largest side of an SVG image rasterized for one use, pixels. */
+const MAX_SVG_SIDE = 8192;
+
+/**
+ * Pixel size at which an SVG image is rasterized for one use: its box through the transform, so
+ * the vectors are drawn sharp at the output's resolution rather than scaled up.
+ */
+function svgPixels(item: Extract<DrawItem, { kind: 'image' }>, m: Matrix): { w: number; h: number } {
+  const w = Math.min(MAX_SVG_SIDE, Math.max(1, Math.ceil(item.w * Math.hypot(m[0], m[1]))));
+  const h = Math.min(MAX_SVG_SIDE, Math.max(1, Math.ceil(item.h * Math.hypot(m[2], m[3]))));
+  return { w, h };
+}
+
+function svgKey(size: { w: number; h: number }): string {
+  return `${size.w}x${size.h}`;
+}
+
 /** An image decoded beforehand by {@link decodeImages}. */
-function skiaImage(image: DecodedImage): SkiaImage {
-  const img = decoded.get(image);
+function skiaImage(item: Extract<DrawItem, { kind: 'image' }>, m: Matrix): SkiaImage {
+  const img = item.image.type === 'svg' ? svgDecoded.get(item.image)?.get(svgKey(svgPixels(item, m))) : decoded.get(item.image);
   if (!img) throw new RenderError('RENDER_ERROR', 'an image was drawn before it was decoded');
   return img;
 }
 
-/** Every image the items draw (inside groups too). */
-function imagesOf(items: readonly DrawItem[], into: Set<DecodedImage>): Set<DecodedImage> {
+// SVG images rasterized by Skia, per image and pixel size.
+const svgDecoded = new WeakMap<DecodedImage, Map<string, SkiaImage>>();
+
+/** Every image use of the items (inside groups too), with the transform it is drawn through. */
+function imageUses(items: readonly DrawItem[], m: Matrix, into: { item: Extract<DrawItem, { kind: 'image' }>; m: Matrix }[]): typeof into {
   for (const item of items) {
-    if (item.kind === 'image') into.add(item.image);
-    else if (item.kind === 'group') imagesOf(item.items, into);
+    if (item.kind === 'image') into.push({ item, m });
+    else if (item.kind === 'group') imageUses(item.items, multiply(m, item.matrix), into);
   }
   return into;
 }
 
+/** Skia's decoding of `bytes`. @throws RenderError IMAGE_INVALID */
+async function decode(bytes: Buffer, type: string): Promise<SkiaImage> {
+  const { loadImage } = canvasModule();
+  let img: SkiaImage;
+  try {
+    img = await loadImage(bytes);
+  } catch (e) {
+    throw new RenderError('IMAGE_INVALID', `a ${type.toUpperCase()} image could not be decoded for the image output: ${(e as Error)?.message ?? e}`);
+  }
+  if (img.width === 0 || img.height === 0) throw new RenderError('IMAGE_INVALID', `a ${type.toUpperCase()} image could not be decoded for the image output`);
+  return img;
+}
+
 /**
- * Decode the page's images with Skia (decoding is asynchronous), once per source image.
+ * Decode the page's images with Skia (decoding is asynchronous): a raster image once per source,
+ * an SVG document once per source and pixel size it is drawn at (its root's width and height,
+ * written in points by layout/svg.ts, set to those pixels; the viewBox scales the drawing).
  * @throws RenderError IMAGE_INVALID for bytes Skia cannot decode.
  */
-async function decodeImages(page: Page): Promise<void> {
-  const { loadImage } = canvasModule();
-  for (const image of imagesOf(page.items, new Set())) {
-    if (decoded.has(image)) continue;
-    let img: SkiaImage;
-    try {
-      img = await loadImage(image.data);
-    } catch (e) {
-      throw new RenderError('IMAGE_INVALID', `a ${image.type.toUpperCase()} image could not be decoded for the image output: ${(e as Error)?.message ?? e}`);
+async function decodeImages(page: Page, scale: number): Promise<void> {
+  for (const { item, m } of imageUses(page.items, [scale, 0, 0, scale, 0, 0], [])) {
+    const image = item.image;
+    if (image.type !== 'svg') {
+      if (!decoded.has(image)) decoded.set(image, await decode(image.data, image.type));
+      continue;
     }
-    if (img.width === 0 || img.height === 0) throw new RenderError('IMAGE_INVALID', `a ${image.type.toUpperCase()} image could not be decoded for the image output`);
-    decoded.set(image, img);
+    let sizes = svgDecoded.get(image);
+    if (!sizes) svgDecoded.set(image, (sizes = new Map()));
+    const size = svgPixels(item, m);
+    const key = svgKey(size);
+    if (sizes.has(key)) continue;
+    const text = image.data.toString('utf8');
+    const root = /<((?:[A-Za-z_][\w.-]*:)?svg)(\s[^>]*?)?(\/?)>/.exec(text);
+    let sized = text;
+    if (root) {
+      const attrs = (root[2] ?? '').replace(/\s(width|height|preserveAspectRatio)\s*=\s*("[^"]*"|'[^']*')/g, '');
+      // The box is filled as the PDF paint fills it: the layout gave it the image's aspect.
+      sized = `${text.slice(0, root.index)}<${root[1]}${attrs} width="${size.w}" height="${size.h}" preserveAspectRatio="none"${root[3]}>${text.slice(root.index + root[0].length)}`;
+    }
+    if (sizes.size >= 8) sizes.clear();
+    sizes.set(key, await decode(Buffer.from(sized, 'utf8'), 'svg'));
   }
+}
+
+/** A rectangle's path (points), its corners rounded by `radius` (at most half the shorter side), as the PDF paint draws it. */
+function rectPath(ctx: Ctx, x: number, y: number, w: number, h: number, radius?: number): void {
+  ctx.beginPath();
+  const r = Math.min(radius ?? 0, w / 2, h / 2);
+  if (!(r > 0)) {
+    ctx.rect(x, y, w, h);
+    return;
+  }
+  const k = r * (1 - 0.5522847498);
+  const x2 = x + w;
+  const y2 = y + h;
+  ctx.moveTo(x + r, y);
+  ctx.lineTo(x2 - r, y);
+  ctx.bezierCurveTo(x2 - k, y, x2, y + k, x2, y + r);
+  ctx.lineTo(x2, y2 - r);
+  ctx.bezierCurveTo(x2, y2 - k, x2 - k, y2, x2 - r, y2);
+  ctx.lineTo(x + r, y2);
+  ctx.bezierCurveTo(x + k, y2, x, y2 - k, x, y2 - r);
+  ctx.lineTo(x, y + r);
+  ctx.bezierCurveTo(x, y + k, x + k, y, x + r, y);
+  ctx.closePath();
 }
 
 function glyphPath(glyph: Glyph): SkiaPath {
@@ -328,7 +418,7 @@ export async function paintImage(page: Page, options: RasterOptions): Promise<Pa
     );
   }
   const { createCanvas } = canvasModule();
-  await decodeImages(page);
+  await decodeImages(page, options.scale);
   const canvas: Canvas = createCanvas(width, height);
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#ffffff';

@@ -138,3 +138,24 @@ test('a draw item kind the raster backend does not know fails clearly instead of
   const page = { width: 100, height: 100, items: [{ kind: 'hologram', x: 0, y: 0 }] } as unknown as Page;
   await assert.rejects(paintImage(page, { format: 'png', scale: 1, maxPixels: 1e6 }), (e: unknown) => e instanceof RenderError && e.code === 'RENDER_ERROR' && /"hologram"/.test(e.message));
 });
+
+/** The layout features drawn through groups, clips and rounded paths: absolute, rotated, translucent, rounded, SVG. */
+const features = {
+  page: { size: [400, 300], margin: 20 },
+  content: [
+    { text: 'EXPRESS', fontSize: 22, fontWeight: 'bold', color: '#ffffff', backgroundColor: '#b3261e', padding: [4, 8], position: 'absolute', top: 14, right: 14, borderRadius: 6 },
+    { text: 'RETURN TO SENDER', fontSize: 12, rotate: -90, position: 'absolute', left: 10, top: 150 },
+    { text: 'translucent', fontSize: 30, color: '#1f4e79', opacity: 0.4 },
+    { stack: [{ text: 'FRAGILE', fontWeight: 'bold', textAlign: 'center' }], width: 120, height: 40, padding: 8, border: { width: 2 }, borderRadius: 10 },
+    { image: alphaPngDataUri(40, 40, 7), width: 60, height: 60, fit: 'cover', borderRadius: 30 },
+    { image: `data:image/svg+xml;utf8,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 20 10"><circle cx="5" cy="5" r="4" fill="#c00000"/><rect x="11" y="2" width="7" height="6" fill="#1f4e79"/></svg>')}`, width: 100 },
+  ],
+};
+
+test('absolute, rotated, translucent and rounded boxes, clipped images and SVG agree with the PDF', async () => {
+  const pdf = await renderPdf(features, {}, { now: NOW });
+  const png = PNG.sync.read((await renderImage(features, {}, { now: NOW, scale: 2 })).image);
+  const diff = meanDifference(png, pdfPage(pdf.pdf, 1, 144));
+  assert.ok(diff < 6, `mean difference ${diff.toFixed(2)} of 255`);
+  assert.ok(inked(png) > 0.05);
+});
