@@ -6,13 +6,15 @@
 import { RenderError } from '../errors.ts';
 import { bindNodes, type BindNodesOptions } from '../template/bind.ts';
 import type { MissingReporter } from '../template/missing.ts';
-import type { Node, PageContext, PageSize, Template } from '../template/types.ts';
+import { BOUNDS } from '../template/bounds.ts';
+import type { BoundNode, Node, PageContext, PageSize, Template, WatermarkSpec } from '../template/types.ts';
 import { flowHeight } from './box-metrics.ts';
 import { measureAll, type MeasureContext } from './measure.ts';
 import type { Box, DrawItem, Page } from './nodes.ts';
 import { flow, flowContext } from './paginate.ts';
 import { prepareNodes, type PrepareContext } from './prepare.ts';
 import { toSides, type ComputedStyle, type Sides } from './style.ts';
+import { WATERMARK_CAP_HEIGHT, WATERMARK_LAYOUT_SIZE, watermarkMatrix, type WatermarkArt } from './watermark.ts';
 import { ARTIFACT } from '../tags/struct.ts';
 
 /** Page sizes in points, portrait. */
@@ -116,16 +118,61 @@ export function contentArea(b: BandContext): ContentArea {
 export function placeBands(b: BandContext, area: ContentArea, bodies: readonly DrawItem[][], missing: MissingReporter): Page[] {
   const { width, height, margin } = b.frame;
   const pages = bodies.length;
+  const wm = b.template.watermark;
+  const art = wm ? watermarkArt(b, wm) : null;
+  // The same on every page: one group item, shared.
+  const mark: DrawItem | null = art && wm ? { kind: 'group', matrix: watermarkMatrix(art, width, height, wm.rotate), opacity: (wm.opacity ?? WATERMARK_OPACITY) < 1 ? wm.opacity ?? WATERMARK_OPACITY : null, items: art.items, tag: ARTIFACT } : null;
   return bodies.map((items, i) => {
     const page = { page: i + 1, pages };
     const report = i === 0 ? missing : undefined;
     const all: DrawItem[] = [];
     placeBand(bandBoxes(b, 'background', page, report), 0, 0, height, all, b);
+    if (mark && wm?.layer !== 'front') all.push(mark);
     placeBand(bandBoxes(b, 'header', page, report), margin.left, margin.top, area.headerHeight, all, b);
     for (const item of items) all.push(item);
     placeBand(bandBoxes(b, 'footer', page, report), margin.left, height - margin.bottom - area.footerHeight, area.footerHeight, all, b);
+    if (mark && wm?.layer === 'front') all.push(mark);
     return { width, height, items: all };
   });
+}
+
+/** Opacity of a template watermark without one. */
+export const WATERMARK_OPACITY = 0.15;
+
+/**
+ * A template's watermark laid out once (prepared and measured as a one-node band, path
+ * `watermark`): text in one line at its fontSize (or a layout size scaled to the page), or an
+ * image at its width (default half the page's width).
+ */
+function watermarkArt(b: BandContext, wm: WatermarkSpec): WatermarkArt | null {
+  const size = wm.fontSize ?? WATERMARK_LAYOUT_SIZE;
+  const node: BoundNode = wm.text !== undefined
+    ? { text: wm.text, fontSize: size, fontWeight: wm.fontWeight ?? 'bold', fontFamily: wm.fontFamily, color: wm.color ?? '#808080', lineHeight: 1, hyphenate: false, textAlign: 'left' }
+    : { image: wm.image!, width: wm.width ?? b.frame.width / 2 };
+  const boxes = measureAll(prepareNodes([node], b.root, b.prepare, 'watermark'), BOUNDS.length, b.measure, BOUNDS.length);
+  const items: DrawItem[] = [];
+  flow(boxes, 0, 0, Infinity, true, items, flowContext(Infinity));
+  let left = Infinity;
+  let right = -Infinity;
+  let top = Infinity;
+  let bottom = -Infinity;
+  for (const item of items) {
+    if (item.kind === 'text') {
+      left = Math.min(left, item.x);
+      right = Math.max(right, item.x + item.run.width);
+      // Centred on the middle of the capitals.
+      top = Math.min(top, item.y - WATERMARK_CAP_HEIGHT * size);
+      bottom = Math.max(bottom, item.y);
+    } else if (item.kind === 'image') {
+      left = Math.min(left, item.x);
+      right = Math.max(right, item.x + item.w);
+      top = Math.min(top, item.y);
+      bottom = Math.max(bottom, item.y + item.h);
+    }
+  }
+  if (!(right > left) || !(bottom > top)) return null;
+  for (const item of items) item.tag = ARTIFACT;
+  return { items, cx: (left + right) / 2, cy: (top + bottom) / 2, w: right - left, h: bottom - top, fitToPage: wm.text !== undefined && wm.fontSize === undefined, text: wm.text !== undefined };
 }
 
 /** Place header, footer or background boxes; they never break (what overflows is drawn anyway). */

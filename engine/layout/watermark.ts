@@ -75,6 +75,56 @@ function layOut(text: string, fonts: FontLibrary, pdfa: boolean, layoutDocument:
 }
 
 /**
+ * A template's watermark (template `watermark`), laid out once: its items at their layout size
+ * and the box to centre on each page (for text: its advance and the height of its capitals).
+ */
+export interface WatermarkArt {
+  readonly items: readonly DrawItem[];
+  /** Centre of the art and its width and height, points. */
+  readonly cx: number;
+  readonly cy: number;
+  readonly w: number;
+  readonly h: number;
+  /** Text laid out at the layout size, to be scaled to the page (no fontSize given). */
+  readonly fitToPage: boolean;
+  /** Text: turned along the diagonal when no rotation is given. */
+  readonly text: boolean;
+}
+
+/** The layout size of watermark text without a fontSize, points (the transform scales it). */
+export const WATERMARK_LAYOUT_SIZE = LAYOUT_SIZE;
+/** Cap height of the bundled sans, in em (watermark text is centred on the middle of its capitals). */
+export const WATERMARK_CAP_HEIGHT = CAP_HEIGHT;
+
+/**
+ * The transform [a, b, c, d, e, f] that draws `art` centred on a page of `width` x `height`:
+ * turned `rotate` degrees clockwise (undefined: text along the diagonal from the bottom-left to
+ * the top-right corner, images upright), scaled to the page when `art.fitToPage` (70 % of the
+ * diagonal, or 80 % of the page once turned; letters at most a quarter of the shorter side), and
+ * in any case scaled down until it lies on the page.
+ */
+export function watermarkMatrix(art: WatermarkArt, width: number, height: number, rotate: number | undefined): [number, number, number, number, number, number] {
+  const theta = rotate !== undefined ? (rotate * Math.PI) / 180 : art.text ? -Math.atan2(height, width) : 0;
+  const cos = Math.cos(theta);
+  const sin = Math.sin(theta);
+  // The turned box's extent at scale 1.
+  const tw = Math.abs(cos) * art.w + Math.abs(sin) * art.h;
+  const th = Math.abs(sin) * art.w + Math.abs(cos) * art.h;
+  let s = 1;
+  if (art.fitToPage) {
+    s = rotate === undefined && art.text
+      ? Math.min((DIAGONAL_SHARE * Math.hypot(width, height)) / art.w, (HEIGHT_SHARE * Math.min(width, height)) / art.h)
+      : Math.min((0.8 * width) / tw, (0.8 * height) / th, (HEIGHT_SHARE * Math.min(width, height)) / art.h);
+  }
+  s = Math.min(s, width / Math.max(tw, 1e-9), height / Math.max(th, 1e-9));
+  const a = s * cos;
+  const b = s * sin;
+  const c = -s * sin;
+  const d = s * cos;
+  return [a, b, c, d, width / 2 - (a * art.cx + c * art.cy), height / 2 - (b * art.cx + d * art.cy)];
+}
+
+/**
  * Adds the watermark `text` to every page (drawn last, over the content).
  * @param pdfa no transparency: opaque light grey instead.
  * @param layoutDocument the layout passes, which lay the line out once per text and font library.

@@ -443,7 +443,14 @@ export async function paintPdf(pages: readonly Page[], info: DocumentInfo, optio
   const fonts = new Map<FontFace, EmbeddedFace>();
   const images = new Map<DecodedImage, unknown>();
   const pictures = new Set<DecodedImage>();
-  for (const page of pages) for (const item of page.items) if (item.kind === 'image' && item.image.type !== 'svg') pictures.add(item.image);
+  // Images inside groups (rotated, translucent, clipped boxes; watermarks) too.
+  const collect = (items: readonly DrawItem[]): void => {
+    for (const item of items) {
+      if (item.kind === 'image' && item.image.type !== 'svg') pictures.add(item.image);
+      else if (item.kind === 'group') collect(item.items);
+    }
+  };
+  for (const page of pages) collect(page.items);
   const prepared = new Map<DecodedImage, PreparedImage>();
   for (const image of pictures) prepared.set(image, await prepareImage(doc, image, Boolean(pdfa?.opaqueImages)));
   let w: PageWriter | null = null;

@@ -690,6 +690,27 @@ const metadataSchema = z.strictObject({
  * The zod schema of a template definition (DESIGN §5 root). Prefer {@link parseTemplate}: it adds
  * the depth and prototype-key preflight, style-name checks and clean paths.
  */
+/** A string of the watermark: written out, never bound to data. */
+const literalString = z.string().min(1).superRefine((s, ctx) => {
+  if (hasPlaceholder(s)) custom(ctx, 'placeholders are not allowed in the watermark (it is not bound to data); write the text or image out');
+});
+const watermarkSchema = z
+  .strictObject({
+    text: literalString.max(100).optional(),
+    image: literalString.optional(),
+    color: literalColor.optional(),
+    fontFamily: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(16)]).optional(),
+    fontWeight: fontWeight.optional(),
+    fontSize: fontSize.optional(),
+    width: positive.optional(),
+    opacity: z.number().min(0).max(1).optional(),
+    rotate: z.number().min(-360).max(360).optional(),
+    layer: z.enum(['behind', 'front']).optional(),
+  })
+  .superRefine((w, ctx) => {
+    if ((w.text === undefined) === (w.image === undefined)) custom(ctx, 'a watermark has either "text" or "image"');
+  });
+
 export const templateSchema = z.strictObject({
   $schema: z.string().optional(),
   strict: z.boolean().optional(),
@@ -702,6 +723,7 @@ export const templateSchema = z.strictObject({
   header: nodeList.optional(),
   footer: nodeList.optional(),
   background: nodeList.optional(),
+  watermark: watermarkSchema.optional(),
   content: nodeList,
 });
 
@@ -726,6 +748,7 @@ for (const shape of [
   fontSchema.shape,
   metadataSchema.shape,
   templateSchema.shape,
+  { layer: 0 },
   { top: 0, right: 0, bottom: 0, left: 0, width: 0, content: 0, row: 0 },
 ]) {
   for (const key of Object.keys(shape)) KNOWN_KEYS.add(key);

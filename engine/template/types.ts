@@ -271,8 +271,36 @@ export interface Metadata {
   language?: string;
 }
 
+/**
+ * A watermark drawn on every page: text (one line) or an image, centred, rotated and translucent,
+ * behind the content (over the background) or in front of everything.
+ */
+export interface WatermarkSpec {
+  /** The text (1 to 100 characters, no placeholders). */
+  text?: string;
+  /** The image source (no placeholders). */
+  image?: string;
+  /** Text colour. Default #808080. */
+  color?: string;
+  fontFamily?: string | string[];
+  /** Default bold. */
+  fontWeight?: 'normal' | 'bold' | number;
+  /** Text size in points. Default: as large as the page's diagonal allows. */
+  fontSize?: number;
+  /** Image width in points. Default: half the page's width. */
+  width?: number;
+  /** Default 0.15. */
+  opacity?: number;
+  /** Degrees clockwise. Default: text along the diagonal from the bottom-left corner, images 0. */
+  rotate?: number;
+  /** Default "behind" (over the background, under the content). */
+  layer?: 'behind' | 'front';
+}
+
 /** A validated template definition (DESIGN §5 root). */
 export interface Template {
+  /** Drawn on every page (text or image). */
+  watermark?: WatermarkSpec;
   /** The JSON Schema an editor should check the file against (a URL); ignored by the engine. */
   $schema?: string;
   /**

@@ -313,3 +313,56 @@ test('property: fit shrink text never exceeds its width', async () => {
     { numRuns: 25 },
   );
 });
+
+// ---------------------------------------------------------------------------------------------
+// Template watermark
+
+test('a template watermark: text on every page, along the diagonal, translucent, behind the content', async () => {
+  const def = {
+    background: [{ stack: [], width: 595, height: 842, backgroundColor: '#ffeecc' }],
+    watermark: { text: 'CONFIDENTIAL', color: '#ff0000', opacity: 0.25 },
+    content: [{ text: 'one' }, { pageBreak: true }, { text: 'two' }],
+  };
+  const r = await renderPdf(def, {});
+  const doc = await readPdf(r.pdf);
+  assert.equal(doc.pages.length, 2);
+  for (const p of doc.pages) {
+    const run = p.runs.find((x) => x.str === 'CONFIDENTIAL');
+    assert.ok(run && run.size > 50, JSON.stringify(run));
+  }
+  assert.match(pdfText(r.pdf), /\/ca 0\.25/);
+  // Behind: drawn after the background (the background does not hide it) and before the content.
+  const page1 = doc.pages[0].runs.map((x) => x.str);
+  assert.ok(page1.indexOf('CONFIDENTIAL') < page1.indexOf('one'), page1.join('|'));
+  const [cr, cg] = pixelAt(r.pdf, 297, 421);
+  assert.ok(cr > 240 && cg < 220, `watermark red over the background at the centre: ${cr},${cg}`);
+  // In front: drawn last.
+  const front = await readPdf((await renderPdf({ ...def, watermark: { text: 'TOP', layer: 'front', rotate: 0, fontSize: 40 } }, {})).pdf);
+  const order = front.pages[0].runs.map((x) => x.str);
+  assert.equal(order[order.length - 1], 'TOP');
+  const top = front.pages[0].runs.find((x) => x.str === 'TOP')!;
+  assert.ok(near(top.size, 40, 0.1) && near(top.x + top.width / 2, 297.6, 2), JSON.stringify(top));
+});
+
+test('an image watermark is centred at its width; watermarks are checked and refused under PDF/A-1b when translucent', async () => {
+  const red = `data:image/png;base64,${encodePng(10, 10, () => [255, 0, 0, 255]).toString('base64')}`;
+  const r = await renderPdf({ page: { size: [400, 400] }, watermark: { image: red, width: 100, opacity: 1 }, content: [{ text: 'x' }] }, {});
+  const [ops] = await pdfOperators(r.pdf);
+  const img = ops.images[0];
+  assert.ok(near(img.x, 150) && near(img.y, 150) && near(img.width, 100), JSON.stringify(img));
+  await assert.rejects(renderPdf({ watermark: { text: 'DRAFT' }, content: [] }, {}, { pdfVariant: 'pdf/a-1b' }), (e: RenderError) => e.code === 'PDFA_CONFLICT' && e.path === 'watermark');
+  await renderPdf({ watermark: { text: 'DRAFT', opacity: 1, color: '#eeeeee' }, content: [] }, {}, { pdfVariant: 'pdf/a-1b' });
+  for (const [wm, path] of [[{ text: 'A', image: red }, 'watermark'], [{}, 'watermark'], [{ text: '{{x}}' }, 'watermark.text'], [{ text: 'A', layer: 'middle' }, 'watermark.layer'], [{ text: 'A', opacity: 2 }, 'watermark.opacity']] as const) {
+    const v = parseTemplate({ watermark: wm, content: [] });
+    assert.equal(v.ok, false, JSON.stringify(wm));
+    if (!v.ok) assert.equal(v.errors[0].path, path, JSON.stringify(v.errors));
+  }
+});
+
+test('images inside rotated and translucent boxes are drawn', async () => {
+  const red = `data:image/png;base64,${encodePng(20, 10, () => [255, 0, 0, 255]).toString('base64')}`;
+  const r = await renderPdf({ page: { size: [300, 300], margin: 20 }, content: [{ stack: [{ image: red, width: 100, height: 50 }], width: 100, rotate: 90, opacity: 0.5, margin: [50, 0, 0, 50] }] }, {});
+  const [ops] = await pdfOperators(r.pdf);
+  assert.equal(ops.images.length, 1);
+  assert.ok(near(ops.images[0].width, 50) && near(ops.images[0].height, 100), JSON.stringify(ops.images[0]));
+});
