@@ -90,6 +90,7 @@ class PageWriter {
       const top = y - run.face.ascent * st.size;
       // F 4: printable (PDF/A requires it; harmless elsewhere).
       this.doc.link(x, top, run.width, (run.face.ascent + run.face.descent) * st.size, st.link, { F: 4, ...this.linkOptions } as never);
+      if (this.linkOptions) this.tagger?.linked();
     }
   }
 
@@ -198,6 +199,11 @@ class PageWriter {
       case 'shape': return this.shape(item);
       case 'group': return this.group(item);
     }
+  }
+
+  /** Append content operators (marked content, from tagging.ts) after what was drawn so far. */
+  emit(op: string): void {
+    this.ops.push(op);
   }
 
   flush(): void {
@@ -454,14 +460,14 @@ export async function paintPdf(pages: readonly Page[], info: DocumentInfo, optio
   const prepared = new Map<DecodedImage, PreparedImage>();
   for (const image of pictures) prepared.set(image, await prepareImage(doc, image, Boolean(pdfa?.opaqueImages)));
   let w: PageWriter | null = null;
-  const tagger = options.tags ? new Tagger(doc, options.tags, () => w?.flush()) : null;
+  const tagger = options.tags ? new Tagger(doc, options.tags, (op) => w?.emit(op)) : null;
   for (const page of pages) {
     doc.addPage({ size: [page.width, page.height], margin: 0 });
     w = new PageWriter(doc, fonts, images, prepared, pdfa, pdfa !== undefined || Boolean(options.pdfUa));
     w.tagger = tagger;
     for (const item of page.items) w.draw(item);
-    w.flush();
     tagger?.endPage();
+    w.flush();
   }
   tagger?.end();
   for (const f of fonts.values()) f.finalize(Boolean(pdfa));

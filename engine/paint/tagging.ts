@@ -6,7 +6,7 @@
  * keep the ParentTree, StructParents and MarkInfo).
  *
  * Lifecycle, as pdfkit's own features: {@link Tagger} is made with the document, `enter` is called
- * before each draw item, `endPage` before the next page is added, and `end` before doc.end().
+ * before each draw item, `endPage` before the page is finished, and `end` before doc.end().
  *
  * - Text, images and codes whose item carries an element are that element's content; a text run
  *   with a link becomes a Link element (its own content and its annotation as an OBJR) inside it.
@@ -50,9 +50,9 @@ export class Tagger {
 
   /**
    * @param root the structure tree's root element (Document), built by the prepare pass.
-   * @param flush writes the page operators buffered so far (marked-content operators go after them).
+   * @param emit appends content operators to the page (after what was drawn before).
    */
-  constructor(doc: Doc, private readonly root: StructNode, private readonly flush: () => void) {
+  constructor(doc: Doc, private readonly root: StructNode, private readonly emit: (ops: string) => void) {
     this.d = doc as unknown as TaggingDoc;
   }
 
@@ -73,7 +73,7 @@ export class Tagger {
   /**
    * Open the sequence `item` belongs to (closing the one before when it differs).
    * @returns for a text run with a link inside an element, the options its link annotation
-   * takes (StructParent through pdfkit, Contents); otherwise null.
+   * takes (StructParent, Contents); otherwise null. Call {@link linked} once it is made.
    */
   enter(item: DrawItem): Record<string, unknown> | null {
     if (this.suppressed > 0) return null;
@@ -88,11 +88,18 @@ export class Tagger {
     }
     if (owner === this.open) return null;
     this.close();
-    this.flush();
-    if (owner === ARTIFACT) this.d.markContent('Artifact');
-    else this.element(owner).add(this.d.markStructureContent(owner.type));
+    if (owner === ARTIFACT) this.emit('/Artifact BMC');
+    else this.mark(owner.type, this.element(owner));
     this.open = owner;
     return null;
+  }
+
+  /** The link annotation just made for the open Link element: its OBJR. */
+  linked(): void {
+    const open = this.open;
+    if (open === null || typeof open !== 'object' || !('link' in open)) return;
+    const annots = this.d.page.annotations;
+    open.link.kids.push({ objr: annots[annots.length - 1], page: this.d.page.dictionary });
   }
 
   /** Draw a group (its items) as one artifact: the watermark; or let its items be marked one by one. */
@@ -116,8 +123,7 @@ export class Tagger {
   /** Close the open sequence (before a page ends, or an item that is not its). */
   close(): void {
     if (this.suppressed > 0 || this.open === null) return;
-    this.flush();
-    this.d.endMarkedContent();
+    this.emit('EMC');
     const open = this.open;
     this.open = null;
     if (typeof open === 'object' && 'link' in open) {
@@ -139,7 +145,16 @@ export class Tagger {
     this.d.addStructure(root);
   }
 
-  private element(node: StructNode): PdfStructElement {
+  /** A marked-content sequence with the page's next MCID, owned by `el`. */
+  private mark(type: string, el: Written): void {
+    if (this.marks === null) this.marks = this.d.getStructParentTree().get(this.d.page.structParentTreeKey);
+    const mcid = this.marks.length;
+    this.marks.push(el.ref);
+    el.kids.push({ page: this.d.page.dictionary, mcid });
+    this.emit(`/${type} <</MCID ${mcid}>> BDC`);
+  }
+
+  private element(node: StructNode): Written {
     let el = this.elements.get(node);
     if (!el) {
       const options: Record<string, unknown> = {};
