@@ -1,9 +1,12 @@
 /**
  * Tagged PDF in the paint pass: the draw items of a page are wrapped in marked-content sequences
  * (`/P <</MCID n>> BDC ... EMC` for content, `/Artifact BMC ... EMC` for page furniture and
- * decoration) and the structure tree built by the prepare pass (engine/tags/struct.ts) is written
- * through pdfkit's own structure support (doc.struct, markStructureContent, addStructure, which
- * keep the ParentTree, StructParents and MarkInfo).
+ * decoration), and the structure tree built by the prepare pass (engine/tags/struct.ts) is
+ * written as structure elements. pdfkit keeps the document-level parts (`tagged: true`: MarkInfo,
+ * StructTreeRoot with its ParentTree number tree, StructParents keys, Tabs /S on pages); the
+ * operators go into the page writer's buffer with the rest of the page (no extra writes), and the
+ * elements are plain indirect objects written once, at the end (pdfkit's PDFStructureElement
+ * flushes element by element and cost a third more time on a table-heavy report).
  *
  * Lifecycle, as pdfkit's own features: {@link Tagger} is made with the document, `enter` is called
  * before each draw item, `endPage` before the page is finished, and `end` before doc.end().
@@ -23,30 +26,40 @@ import { ARTIFACT, type ItemTag, type StructNode } from '../tags/struct.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
 
-/** pdfkit's structure element and structure content (not in its type declarations). */
-interface PdfStructElement {
-  dictionary: { data: Record<string, unknown> };
-  add(child: unknown): PdfStructElement;
+/** A pdfkit indirect object. */
+interface Ref {
+  data: Record<string, unknown>;
   end(): void;
 }
 interface TaggingDoc {
-  struct(type: string, options?: Record<string, unknown>, children?: unknown[] | null): PdfStructElement;
-  markStructureContent(tag: string, options?: Record<string, unknown>): unknown;
-  markContent(tag: string, options?: Record<string, unknown> | null): unknown;
-  endMarkedContent(): unknown;
-  addStructure(el: PdfStructElement): unknown;
+  ref(data: Record<string, unknown>): Ref;
+  page: { dictionary: Ref; structParentTreeKey: number; annotations: Ref[] };
+  getStructTreeRoot(): Ref;
+  getStructParentTree(): { get(key: number): Ref[]; add(key: number, value: unknown): void };
+  createStructParentTreeNextKey(): number;
+}
+
+/** What an element holds, in order: MCIDs on a page, child elements, annotations. */
+type Kid = { readonly page: Ref; readonly mcid: number } | Written | { readonly objr: Ref; readonly page: Ref };
+
+/** An element being written: its object, and its kids in reading order. */
+interface Written {
+  readonly ref: Ref;
+  readonly kids: Kid[];
 }
 
 /** The sequence open on the page: artifact, an element's content, or a link's. */
-type Open = null | typeof ARTIFACT | StructNode | { readonly link: PdfStructElement; readonly parent: StructNode };
+type Open = null | typeof ARTIFACT | StructNode | { readonly link: Written; readonly parent: StructNode };
 
 /** Writes marked content and the structure tree of one document. */
 export class Tagger {
   private readonly d: TaggingDoc;
-  private readonly elements = new Map<StructNode, PdfStructElement>();
+  private readonly elements = new Map<StructNode, Written>();
   private open: Open = null;
   /** Inside an item drawn whole as one artifact (the watermark's group). */
   private suppressed = 0;
+  /** MCIDs of the current page: the ParentTree's array for it. */
+  private marks: Ref[] | null = null;
 
   /**
    * @param root the structure tree's root element (Document), built by the prepare pass.
@@ -80,11 +93,12 @@ export class Tagger {
     const owner = Tagger.owner(item);
     if (owner !== ARTIFACT && item.kind === 'text' && item.run.style.link) {
       this.close();
-      const link = this.d.struct('Link');
-      this.flush();
-      link.add(this.d.markStructureContent('Link'));
+      const link: Written = { ref: this.d.ref({ S: 'Link' }), kids: [] };
+      this.mark('Link', link);
       this.open = { link, parent: owner };
-      return { structParent: link, Contents: new String(item.run.style.link) };
+      const key = this.d.createStructParentTreeNextKey();
+      this.d.getStructParentTree().add(key, link.ref);
+      return { StructParent: key, Contents: new String(item.run.style.link) };
     }
     if (owner === this.open) return null;
     this.close();
@@ -126,23 +140,21 @@ export class Tagger {
     this.emit('EMC');
     const open = this.open;
     this.open = null;
-    if (typeof open === 'object' && 'link' in open) {
-      // Ended on its page: pdfkit writes the OBJR's page now.
-      open.link.end();
-      this.element(open.parent).add(open.link);
-    }
+    if (typeof open === 'object' && 'link' in open) this.element(open.parent).kids.push(open.link);
   }
 
   /** The end of a page's content. */
   endPage(): void {
     this.close();
+    this.marks = null;
   }
 
   /** Write the structure tree (before doc.end()). */
   end(): void {
     this.close();
-    const root = this.build(this.root) ?? this.d.struct('Document');
-    this.d.addStructure(root);
+    const treeRoot = this.d.getStructTreeRoot();
+    const root = this.build(this.root, treeRoot) ?? this.write({ ref: this.d.ref({ S: 'Document' }), kids: [] }, treeRoot);
+    treeRoot.data.K = [root.ref];
   }
 
   /** A marked-content sequence with the page's next MCID, owned by `el`. */
@@ -157,34 +169,61 @@ export class Tagger {
   private element(node: StructNode): Written {
     let el = this.elements.get(node);
     if (!el) {
-      const options: Record<string, unknown> = {};
-      if (node.alt) options.alt = node.alt;
-      if (node.lang) options.lang = node.lang;
-      el = this.d.struct(node.type, options);
+      const data: Record<string, unknown> = { S: node.type };
+      if (node.alt) data.Alt = new String(node.alt);
+      if (node.lang) data.Lang = new String(node.lang);
       if (node.scope || node.rowSpan || node.colSpan) {
         const attrs: Record<string, unknown> = { O: 'Table' };
         if (node.scope) attrs.Scope = node.scope;
         if (node.rowSpan) attrs.RowSpan = node.rowSpan;
         if (node.colSpan) attrs.ColSpan = node.colSpan;
-        el.dictionary.data.A = attrs;
+        data.A = attrs;
       }
+      el = { ref: this.d.ref(data), kids: [] };
       this.elements.set(node, el);
     }
     return el;
   }
 
-  /** The element of `node` with its children in template order, or null when it is empty. */
-  private build(node: StructNode): PdfStructElement | null {
+  /** The element of `node` with its children in template order, written; null when it is empty. */
+  private build(node: StructNode, parent: Ref): Written | null {
     const painted = this.elements.get(node);
-    const kids: PdfStructElement[] = [];
-    for (const child of node.children) {
-      const k = this.build(child);
-      if (k) kids.push(k);
-    }
-    if (!painted && kids.length === 0 && !node.keep) return null;
+    // (An object is made only for an element that will be written: pdfkit lists every one.)
+    if (!painted && !this.holds(node)) return null;
     const el = painted ?? this.element(node);
-    for (const k of kids) el.add(k);
-    el.end();
+    for (const child of node.children) {
+      const k = this.build(child, el.ref);
+      if (k) el.kids.push(k);
+    }
+    return this.write(el, parent);
+  }
+
+  /** Whether an element is written: it got content, is kept, or holds one that is. */
+  private holds(node: StructNode): boolean {
+    if (node.keep || this.elements.has(node)) return true;
+    for (const child of node.children) if (this.holds(child)) return true;
+    return false;
+  }
+
+  /** Write an element and the Link elements inside it: P, Pg (the page of its first MCID), K. */
+  private write(el: Written, parent: Ref): Written {
+    const data = el.ref.data;
+    data.P = parent;
+    const k: unknown[] = [];
+    let pg: Ref | undefined;
+    for (const kid of el.kids) {
+      if ('ref' in kid) {
+        if (kid.ref.data.P === undefined) this.write(kid, el.ref);
+        k.push(kid.ref);
+      } else if ('objr' in kid) k.push({ Type: 'OBJR', Obj: kid.objr, Pg: kid.page });
+      else {
+        pg ??= kid.page;
+        k.push(kid.page === pg ? kid.mcid : { Type: 'MCR', Pg: kid.page, MCID: kid.mcid });
+      }
+    }
+    if (pg) data.Pg = pg;
+    data.K = k.length === 1 ? k[0] : k;
+    el.ref.end();
     return el;
   }
 }
