@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { expectError, rowCount } from '../helpers/api.ts';
 import { balance, createJob, waitForJob } from '../helpers/jobs.ts';
 
-// Bytes that are no PNG or JPEG: the engine refuses the image at content[1].image.
+// Bytes that are no PNG, JPEG or SVG: the engine refuses the image at content[1].image.
 const BAD_IMAGE = { content: [{ text: 'x' }, { image: 'data:image/png;base64,AAAAAAAA', width: 50 }] };
 
 let s: TestServer;
@@ -25,7 +25,7 @@ test('sync: 500 INTERNAL_ERROR with render_error {code, message, path} of the en
   const body = (await expectError(res, 500, 'INTERNAL_ERROR')) as unknown as { detail: string; render_error: { code: string; message: string; path: string | null } };
   assert.equal(body.render_error.code, 'IMAGE_INVALID');
   assert.equal(body.render_error.path, 'content[1].image');
-  assert.match(body.render_error.message, /^content\[1\]\.image: image data is not a PNG or JPEG/);
+  assert.match(body.render_error.message, /^content\[1\]\.image: image data is not a PNG, JPEG or SVG/);
   assert.match(body.detail, /refunded/);
   assert.equal(await balance(s, teamId), 3);
   assert.equal(await rowCount(s.server.services.db, 'pendingSyncDebits'), 0);
@@ -38,6 +38,6 @@ test('async: the job fails with the engine code and message, refunded', async ()
   const job = await waitForJob(s, apiKey, job_id);
   assert.equal(job.status, 'failed');
   assert.equal(job.error_code, 'IMAGE_INVALID');
-  assert.match(job.error_message ?? '', /^content\[1\]\.image: image data is not a PNG or JPEG/);
+  assert.match(job.error_message ?? '', /^content\[1\]\.image: image data is not a PNG, JPEG or SVG/);
   assert.equal(await balance(s, teamId), 3);
 });
