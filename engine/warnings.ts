@@ -23,6 +23,11 @@ export type RenderWarningCode =
   /** An internal link ("#id") to an id that no node of the document has: drawn without the link. */
   | 'LINK_UNRESOLVED';
 
+/** Every {@link RenderWarningCode}, for documentation checks (the compiler checks the list is whole). */
+export const RENDER_WARNING_CODES = ['DATA_MISSING', 'GLYPH_MISSING', 'IMAGE_CLAMPED', 'WIDTH_CLAMPED', 'BOX_CLAMPED', 'CONTENT_CLIPPED', 'SHRINK_FAILED', 'LINK_UNRESOLVED'] as const satisfies readonly RenderWarningCode[];
+const everyWarningCodeListed: [Exclude<RenderWarningCode, (typeof RENDER_WARNING_CODES)[number]>] extends [never] ? true : never = true;
+void everyWarningCodeListed;
+
 /** One warning: a code, a sentence, and the template path of the node at fault (`content[2].text`). */
 export interface RenderWarning {
   readonly code: RenderWarningCode;

@@ -3,7 +3,7 @@ import { z } from '@hono/zod-openapi';
 import { jsonObject } from './common.ts';
 import { s3BucketName, s3KeyPrefix } from './integrations.ts';
 
-import { PDF_VARIANTS, PERMISSIONS, type Permission, type Protection } from '../../engine/index.ts';
+import { PDF_VARIANTS, PERMISSIONS, RENDER_WARNING_CODES, type Permission, type Protection } from '../../engine/index.ts';
 import { validationError } from '../errors.ts';
 
 /** §2.1: every field rule, checked before anything else happens. */
@@ -78,7 +78,7 @@ export function withPdfUa(definitionJson: string, req: Pick<CreatePdfBody, 'pdf_
 /** A render warning: something drawn imperfectly without failing. */
 export const renderWarning = z
   .object({
-    code: z.string().openapi({ example: 'DATA_MISSING', description: 'DATA_MISSING, GLYPH_MISSING, IMAGE_CLAMPED, WIDTH_CLAMPED' }),
+    code: z.string().openapi({ example: 'DATA_MISSING', description: RENDER_WARNING_CODES.join(', ') }),
     message: z.string().openapi({ example: 'no data at "customer.vat_id"' }),
     path: z.string().openapi({ example: 'content[3].text', description: 'the template path of the node or placeholder' }),
   })

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { API_ERROR_CODES, JOB_ERROR_CODES } from '../../src/errors.ts';
+import { RENDER_WARNING_CODES } from '../../engine/index.ts';
 import { ROOT } from '../helpers/api.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -50,13 +51,18 @@ test('docs/api.md lists every render and job error code, and no other', () => {
 
 test('every error code written in the service source is in the registry', () => {
   const files = readdirSync(`${ROOT}/src`, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
-  const known = new Set<string>([...Object.keys(API_ERROR_CODES), ...JOB_ERROR_CODES]);
+  const known = new Set<string>([...Object.keys(API_ERROR_CODES), ...JOB_ERROR_CODES, ...RENDER_WARNING_CODES]);
   for (const file of files) {
     const text = readFileSync(`${ROOT}/src/${file}`, 'utf8');
     for (const m of text.matchAll(/(?:code: |ApiError\(\d{3}, |Failure\()'([A-Z][A-Z0-9_]+)'/g)) {
       assert.ok(known.has(m[1]), `src/${file} answers with ${m[1]}, which docs/api.md does not list`);
     }
   }
+});
+
+test('docs/api.md names every render warning code', () => {
+  const api = readFileSync(`${ROOT}/docs/api.md`, 'utf8');
+  for (const code of RENDER_WARNING_CODES) assert.ok(api.includes(`\`${code}\``), `docs/api.md does not describe the warning ${code}`);
 });
 
 test('README, docs/ and the served OpenAPI text cite no internal document', async () => {
