@@ -16,6 +16,7 @@ import type { ImageBytes } from './layout/images.ts';
 import type { Protection } from './paint/paint.ts';
 import { pageFrame } from './layout/document.ts';
 import { pixelSize, type ImageFormat } from './raster/raster.ts';
+import type { PngEffort } from './raster/png.ts';
 import type { PdfVariant } from './pdfa/variant.ts';
 
 export { PDF_VARIANTS, type PdfVariant } from './pdfa/variant.ts';
@@ -207,6 +208,8 @@ export interface RenderImageOptions extends Omit<RenderOptions, 'pdfVariant'> {
   page?: number;
   /** Largest width x height of the image in pixels; default {@link DEFAULT_MAX_IMAGE_PIXELS}. */
   maxPixels?: number;
+  /** PNG compression: "small" (default: smaller files) or "fast" (previews: quicker, larger). */
+  effort?: PngEffort;
 }
 
 /** What {@link renderImage} returns. */

@@ -35,10 +35,12 @@ import { paginate } from './layout/paginate.ts';
 import { prepareNodes, type PrepareContext } from './layout/prepare.ts';
 import { rootStyle, TextStyles } from './layout/style.ts';
 import { stampWatermark } from './layout/watermark.ts';
+import { anchorPages, collectHeadings, expandToc } from './layout/outline.ts';
 import { paintPdf, type Protection } from './paint/paint.ts';
 import { structNode, type StructNode, type TagContext } from './tags/struct.ts';
 import type { ImageBytes } from './layout/images.ts';
 import { paintImage, type ImageFormat } from './raster/raster.ts';
+import type { PngEffort } from './raster/png.ts';
 import { pdfaProfile, type PdfVariant } from './pdfa/variant.ts';
 import { transparencyPath } from './pdfa/transparency.ts';
 
@@ -89,13 +91,36 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
 
   // bind
   const bound = bindNodes(template.content, data, { ...bind, path: 'content', missing });
+  // headings (ids given to those without one) and tables of contents: the content is laid out
+  // with stand-in page numbers, then again with the pages its headings fell on (at most twice
+  // more, until they stay put), each trial with its own budget and warnings.
+  const { headings, toc } = collectHeadings(bound);
+  let content = bound;
+  if (toc) {
+    let pages: Map<string, number> | null = null;
+    for (let trial = 0; trial < 2; trial++) {
+      const trialBudget = new LayoutBudget(opts.limits);
+      const trialWarnings = new WarningSink();
+      const p: PrepareContext = { ...prepare, budget: trialBudget, warnings: trialWarnings, flow: new PageEstimate(area.height, opts.limits.maxPages), tags: null, structParent: null, links: null };
+      const m: MeasureContext = { ...measure, budget: trialBudget, warnings: trialWarnings };
+      const trialContent = expandToc(bound, headings, pages);
+      const found = anchorPages(paginate(measureAll(prepareNodes(trialContent, bands.root, p, 'content'), frame.contentWidth, m, area.height), frame.margin.left, area.top, area.height, opts.limits.maxPages, frame, trialWarnings));
+      const settled = pages !== null && headings.every((h) => found.get(h.id) === pages!.get(h.id));
+      pages = found;
+      if (settled) break;
+    }
+    content = expandToc(bound, headings, pages);
+  }
   // prepare: while the content is prepared, a lower bound of its page count stops a document
   // that is certainly too long before its lines are broken and its pages built.
   prepare.flow = new PageEstimate(area.height, opts.limits.maxPages);
+  prepare.links = [];
   // (tagged: the content's structure is built here, in template order; the bands are artifacts)
   prepare.tags = opts.tags?.context ?? null;
   prepare.structParent = opts.tags?.root ?? null;
-  const prepared = prepareNodes(bound, bands.root, prepare, 'content');
+  const prepared = prepareNodes(content, bands.root, prepare, 'content');
+  const links = prepare.links;
+  prepare.links = null;
   prepare.flow = null;
   prepare.tags = null;
   prepare.structParent = null;
@@ -103,6 +128,11 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   const boxes = measureAll(prepared, frame.contentWidth, measure, area.height);
   // paginate
   const bodies = paginate(boxes, frame.margin.left, area.top, area.height, opts.limits.maxPages, frame, warnings);
+  // internal links to ids no node has
+  const anchors = anchorPages(bodies);
+  for (const link of links) {
+    if (!anchors.has(link.id)) warnings.add('LINK_UNRESOLVED', `no node has the id "${link.id}": drawn without the link`, link.path);
+  }
   // bands
   const pages = placeBands(bands, area, bodies, missing);
   return { pages, warnings: warnings.list() };
@@ -155,6 +185,8 @@ export interface ImagePipelineOptions extends Omit<PipelineOptions, 'pdfVariant'
   readonly page: number;
   /** Largest width x height of the image, pixels. */
   readonly maxPixels: number;
+  /** PNG compression: "small" (default) or "fast". */
+  readonly effort?: PngEffort;
 }
 
 /** What {@link renderDocumentImage} gives back. */
@@ -179,7 +211,7 @@ export async function renderDocumentImage(template: Template, data: unknown, opt
   const page = laid.pages[options.page - 1];
   if (!page) throw new RenderError('PAGE_OUT_OF_RANGE', `page ${options.page} does not exist: the document has ${laid.pages.length} page${laid.pages.length === 1 ? '' : 's'}`, 'page');
   // paint (raster)
-  const painted = await paintImage(page, { format: options.format, scale: options.scale, maxPixels: options.maxPixels });
+  const painted = await paintImage(page, { format: options.format, scale: options.scale, maxPixels: options.maxPixels, effort: options.effort });
   return { image: painted.bytes, width: painted.width, height: painted.height, pages: laid.pages.length, warnings: laid.warnings };
 }
 

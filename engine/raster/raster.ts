@@ -15,6 +15,7 @@ import { RenderError } from '../errors.ts';
 import type { ClipRect, DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
 import type { LineRun, RGB } from '../text/paragraph.ts';
 import { canvasModule, type Canvas, type Ctx, type SkiaImage, type SkiaPath } from './canvas.ts';
+import { encodeOpaquePng, type PngEffort } from './png.ts';
 
 /** Output formats of {@link paintImage}. */
 export type ImageFormat = 'png' | 'jpeg';
@@ -28,6 +29,8 @@ export interface RasterOptions {
   readonly maxPixels: number;
   /** JPEG quality, 1 to 100. Default 90. */
   readonly quality?: number;
+  /** PNG: "small" (default) or "fast" (previews: about half the time, larger files). */
+  readonly effort?: PngEffort;
 }
 
 /** An encoded page image. */
@@ -250,6 +253,9 @@ const DRAWERS: Drawers = {
   },
 
   group: (p, item) => p.within(item.matrix, item.opacity, item.items, item.clip),
+
+  // A link destination and outline entry: nothing to draw.
+  anchor: () => {},
 };
 
 /** Largest side of an SVG image rasterized for one use, pixels. */
@@ -402,6 +408,20 @@ function drawText(p: RasterPainter, x: number, y: number, run: LineRun): void {
   }
 }
 
+// The last canvas, kept for the next render of the same pixel size: allocating megabytes per
+// render showed in previews' latency. Safe to share: from the canvas's creation to the encoded
+// bytes, painting is synchronous (images are decoded before), so no other render interleaves.
+let lastCanvas: Canvas | null = null;
+
+function canvasOf(width: number, height: number, create: (w: number, h: number) => Canvas): Canvas {
+  if (lastCanvas && lastCanvas.width === width && lastCanvas.height === height) return lastCanvas;
+  lastCanvas = null; // the old one goes before the new one is made
+  const canvas = create(width, height);
+  // Large canvases are not kept: their pixels would stay in memory between renders.
+  if (width * height <= 4_000_000) lastCanvas = canvas;
+  return canvas;
+}
+
 /**
  * Paint one page into an image: white paper, then the page's items in order.
  * @throws RenderError LIMIT_EXCEEDED when the image would have more than `maxPixels` pixels
@@ -419,12 +439,15 @@ export async function paintImage(page: Page, options: RasterOptions): Promise<Pa
   }
   const { createCanvas } = canvasModule();
   await decodeImages(page, options.scale);
-  const canvas: Canvas = createCanvas(width, height);
+  const canvas: Canvas = canvasOf(width, height, createCanvas);
   const ctx = canvas.getContext('2d');
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.globalAlpha = 1;
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, width, height);
   const painter = new RasterPainter(ctx, options.scale);
   painter.within(null, null, page.items);
-  const bytes = options.format === 'jpeg' ? await canvas.encode('jpeg', options.quality ?? 90) : await canvas.encode('png');
+  // The page is opaque (white paper): an RGB PNG from the raw pixels, faster and smaller than Skia's RGBA one.
+  const bytes = options.format === 'jpeg' ? canvas.encodeSync('jpeg', options.quality ?? 90) : encodeOpaquePng(canvas.data(), width, height, options.effort);
   return { bytes, width, height };
 }

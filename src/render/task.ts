@@ -47,6 +47,8 @@ export interface ImageTask {
   scale: number;
   page: number;
   maxPixels: number;
+  /** PNG compression: "small" (default) or "fast" (previews). */
+  effort?: 'fast' | 'small';
 }
 
 /** What a render gives back; `heapMb`: this thread's V8 heap in use right after it, in MiB (for recycling). */

@@ -73,7 +73,7 @@ export async function renderPreview(deps: { db: Db; pool: RenderPool; maxPixels?
   const data = req.data ?? {};
   checkDataOf(definition, data, req.template_id);
   const maxPixels = deps.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS;
-  const image: ImageTask | undefined = png ? { format: 'png', scale: req.scale ?? 2, page: req.page ?? 1, maxPixels } : undefined;
+  const image: ImageTask | undefined = png ? { format: 'png', scale: req.scale ?? 2, page: req.page ?? 1, maxPixels, effort: 'fast' } : undefined;
   if (image) checkImageSize(definitionJson, image.scale, maxPixels);
   // URL and asset images, as a generation fetches them (422 IMAGE_FETCH_FAILED when one cannot be had).
   const images = await resolveImages(deps.images, teamId, definitionJson, data);

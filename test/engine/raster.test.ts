@@ -159,3 +159,13 @@ test('absolute, rotated, translucent and rounded boxes, clipped images and SVG a
   assert.ok(diff < 6, `mean difference ${diff.toFixed(2)} of 255`);
   assert.ok(inked(png) > 0.05);
 });
+
+test('renders at once in one thread (the canvas is reused) give what they give one by one, PNG and JPEG', async () => {
+  const docs = ['one', 'two', 'three'].map((word, i) => ({ page: { size: [200, 100], margin: 10 }, content: [{ text: word, fontSize: 20 + i * 10, color: ['#c00000', '#00a000', '#0000c0'][i] }, { image: alphaPngDataUri(8, 8, i), width: 30 }] }));
+  for (const format of ['png', 'jpeg'] as const) {
+    const alone: Buffer[] = [];
+    for (const doc of docs) alone.push((await renderImage(doc, {}, { format, scale: 1 })).image);
+    const together = await Promise.all(docs.map((doc) => renderImage(doc, {}, { format, scale: 1 })));
+    together.forEach((r, i) => assert.ok(r.image.equals(alone[i]), `${format} ${i}`));
+  }
+});
