@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the external conformance checkers found in ../shared/tools (beside the repository) over
-# every example: pdfa-check over each PDF/A variant (a failure fails this script), pdfua-check
-# over each example as a report (Platen does not claim PDF/UA-1 yet). Prints a summary per
-# checker. Without ../shared/tools it says so and exits 0: the project's own tests do not need it.
+# every example: pdfa-check over each PDF/A variant (PDF/UA ones included), pdfua-check over each
+# example rendered with pdf_ua (alone, with PDF/A-2b and -3b); a failure of either fails this
+# script. Prints a summary per checker. Without ../shared/tools it says so and exits 0: the
+# project's own tests do not need it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tools=../shared/tools
@@ -30,11 +31,15 @@ if [ -x "$tools/pdfa-check/pdfa-check" ]; then
 fi
 
 if [ -x "$tools/pdfua-check/pdfua-check" ]; then
-  clean=0; faulty=0
-  for f in "$out"/*.pdf; do
-    case "$f" in *.pdf-a-*) continue ;; esac
-    if "$tools/pdfua-check/pdfua-check" "$f" --no-warnings >/dev/null 2>&1; then clean=$((clean + 1)); else faulty=$((faulty + 1)); fi
+  passed=0; failed=0
+  for f in "$out"/*.ua.pdf "$out"/*.ua.pdf-a-*.pdf; do
+    if result=$("$tools/pdfua-check/pdfua-check" "$f" --no-warnings 2>&1); then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1)); status=1
+      echo "$result" | sed "s|^|  $(basename "$f"): |"
+    fi
   done
-  echo "pdfua-check over every example (report only; PDF/UA-1 is not claimed yet): $clean meet PDF/UA-1, $faulty do not"
+  echo "pdfua-check over every example with pdf_ua (alone, with PDF/A-2b and -3b): $passed passed, $failed failed"
 fi
 exit $status
