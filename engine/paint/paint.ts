@@ -155,8 +155,11 @@ class PageWriter {
 
   /** An SVG image as vectors (svg.ts), clipped like a raster image. */
   svg(item: Extract<DrawItem, { kind: 'image' }>): void {
-    if (this.pdfa?.opaqueImages && /opacity/i.test(item.image.data.toString('utf8'))) {
-      throw new RenderError('PDFA_CONFLICT', 'an SVG image uses opacity, which PDF/A-1 forbids (transparency); use pdf/a-2b or pdf/a-3b, or an opaque SVG');
+    if (this.pdfa?.part === 1) {
+      const svg = item.image.data.toString('utf8');
+      if (/opacity/i.test(svg)) throw new RenderError('PDFA_CONFLICT', 'an SVG image uses opacity, which PDF/A-1 forbids (transparency); use pdf/a-2b or pdf/a-3b, or an opaque SVG');
+      // svg-to-pdfkit embeds the text's font without the CIDSet PDF/A-1 requires.
+      if (/<([\w-]+:)?text[\s>]/.test(svg)) throw new RenderError('PDFA_CONFLICT', 'an SVG image with text cannot be written as PDF/A-1; use pdf/a-2b or pdf/a-3b, or an SVG whose text is converted to paths');
     }
     this.doc.save();
     if (item.clip) {

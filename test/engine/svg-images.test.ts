@@ -141,3 +141,17 @@ test('imageSources gives the path a render reports for the same image, after eac
   assert.equal(e.code, 'IMAGE_INVALID');
   assert.equal(e.path, use.path);
 });
+
+test('PDF/A: an SVG with text conforms to PDF/A-2b; PDF/A-1b takes SVG shapes but refuses SVG text and opacity (PDFA_CONFLICT)', async () => {
+  const { checkPdfa } = await import('../helpers/pdfa-structure.ts');
+  const withText = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100"><rect width="200" height="100" fill="#1e3a8a"/><text x="100" y="60" font-size="30" fill="white">SVG</text></svg>';
+  const doc = (svg: string) => ({ content: [{ text: 'x' }, { image: svgUri(svg), width: 100 }] });
+  const two = await renderPdf(doc(withText), {}, { now: NOW, pdfVariant: 'pdf/a-2b' });
+  assert.deepEqual((await checkPdfa(two.pdf, 2)).faults, []);
+  const one = await renderPdf(doc(BADGE), {}, { now: NOW, pdfVariant: 'pdf/a-1b' });
+  assert.deepEqual((await checkPdfa(one.pdf, 1)).faults, []);
+  for (const svg of [withText, BADGE.replace('fill="#fbbf24"', 'fill="#fbbf24" fill-opacity="0.5"')]) {
+    const e = await renderPdf(doc(svg), {}, { now: NOW, pdfVariant: 'pdf/a-1b' }).catch((x) => x);
+    assert.equal(e.code, 'PDFA_CONFLICT');
+  }
+});
