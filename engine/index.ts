@@ -29,6 +29,8 @@ export type { ImageBytes } from './layout/images.ts';
 export type { ImageSourceUse } from './template/image-sources.ts';
 export { cacheStats, clearCaches, configureCaches, DEFAULT_CACHE_MB, type CacheName, type CacheStat } from './caches.ts';
 export type { RenderWarning, RenderWarningCode } from './warnings.ts';
+export { RENDER_WARNING_CODES } from './warnings.ts';
+export { pdfUaFaults, type PdfUaFault } from './tags/struct.ts';
 export type { Limits, RenderErrorCode, ErrorDetail } from './errors.ts';
 export { RENDER_WARNING_CODES } from './warnings.ts';
 export type { Template, TemplateField, TemplateIssue } from './template/types.ts';

@@ -95,3 +95,38 @@ export function inheritedLang(node: StructNode | null, documentLang: string | un
   for (let n = node; n; n = n.parent) if (n.lang) return n.lang;
   return documentLang;
 }
+
+/** A reason a template cannot make a PDF/UA document, with its path in the template. */
+export interface PdfUaFault {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * What a template lacks for PDF/UA-1 that can be told before any render (the same checks run in
+ * the render, on the bound document): metadata.title and metadata.language, and `alt` on every
+ * image, QR code and barcode of the content (header, footer and background are artifacts, as is
+ * everything under `"role": "artifact"`). Paths are template paths (`content[2].columns[0].content[1].alt`).
+ */
+export function pdfUaFaults(definition: unknown): PdfUaFault[] {
+  const faults: PdfUaFault[] = [];
+  const root = (definition ?? {}) as Record<string, unknown>;
+  const meta = (root.metadata ?? {}) as Record<string, unknown>;
+  if (typeof meta.title !== 'string' || meta.title.trim() === '') faults.push({ path: 'metadata.title', message: 'PDF/UA needs a document title: set metadata.title' });
+  if (typeof meta.language !== 'string' || meta.language === '') faults.push({ path: 'metadata.language', message: 'PDF/UA needs the document\'s language: set metadata.language (a BCP 47 tag such as "en")' });
+  const walk = (v: unknown, path: string): void => {
+    if (faults.length >= 100) return;
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => walk(x, `${path}[${i}]`));
+      return;
+    }
+    if (v === null || typeof v !== 'object') return;
+    const o = v as Record<string, unknown>;
+    if (o.role === 'artifact') return;
+    const kind = typeof o.image === 'string' ? 'image' : typeof o.qrcode === 'string' ? 'QR code' : typeof o.barcode === 'string' ? 'barcode' : null;
+    if (kind && o.alt === undefined) faults.push({ path: `${path}.alt`, message: `PDF/UA needs a text alternative for every ${kind}: give it "alt" (describe it; "alt": "" marks it as decoration)` });
+    for (const [k, x] of Object.entries(o)) if (typeof x === 'object') walk(x, `${path}.${k}`);
+  };
+  walk(root.content, 'content');
+  return faults;
+}

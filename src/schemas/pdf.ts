@@ -3,7 +3,7 @@ import { z } from '@hono/zod-openapi';
 import { jsonObject } from './common.ts';
 import { s3BucketName, s3KeyPrefix } from './integrations.ts';
 
-import { PDF_VARIANTS, PERMISSIONS, RENDER_WARNING_CODES, type Permission, type Protection } from '../../engine/index.ts';
+import { PDF_VARIANTS, PERMISSIONS, RENDER_WARNING_CODES, pdfUaFaults, type Permission, type Protection } from '../../engine/index.ts';
 import { validationError } from '../errors.ts';
 
 /** §2.1: every field rule, checked before anything else happens. */
@@ -64,15 +64,23 @@ export type CreatePdfBody = z.infer<typeof createPdfBody>;
 /**
  * The definition to render with the request's `pdf_ua` in it (the template root's `pdfUa`, which
  * the request overrides; jobs store the definition, so it travels with them).
- * @throws ApiError VALIDATION_ERROR (path `pdf_ua`) with pdf_variant "pdf/a-1b": PDF/UA-1 needs
- *   what PDF/A-1 (PDF 1.4) cannot have.
+ * @throws ApiError VALIDATION_ERROR, before any credit: path `pdf_ua` with pdf_variant
+ *   "pdf/a-1b" (PDF/UA-1 needs what PDF/A-1, PDF 1.4, cannot have); and, when PDF/UA applies
+ *   (the request's pdf_ua, else the template's pdfUa), one error per template path the template
+ *   lacks (`metadata.title`, `metadata.language`, `content[2].alt` of an image or code without alt).
  */
 export function withPdfUa(definitionJson: string, req: Pick<CreatePdfBody, 'pdf_ua' | 'pdf_variant'>): string {
-  if (req.pdf_ua === undefined) return definitionJson;
-  if (req.pdf_ua && req.pdf_variant === 'pdf/a-1b') {
+  const definition = JSON.parse(definitionJson) as { pdfUa?: boolean };
+  const ua = req.pdf_ua ?? definition.pdfUa === true;
+  if (ua && req.pdf_variant === 'pdf/a-1b') {
     throw validationError([{ path: 'pdf_ua', message: 'PDF/UA-1 cannot be combined with pdf/a-1b (PDF/A-1 is based on PDF 1.4); use pdf/a-2b or pdf/a-3b, or leave out pdf_ua' }]);
   }
-  return JSON.stringify({ ...(JSON.parse(definitionJson) as object), pdfUa: req.pdf_ua });
+  if (ua) {
+    const faults = pdfUaFaults(definition);
+    if (faults.length > 0) throw validationError(faults.map((f) => ({ path: f.path, message: f.message })));
+  }
+  if (req.pdf_ua === undefined) return definitionJson;
+  return JSON.stringify({ ...definition, pdfUa: req.pdf_ua });
 }
 
 /** A render warning: something drawn imperfectly without failing. */
