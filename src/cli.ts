@@ -5,7 +5,8 @@
 import { mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BUNDLED_FONT_DIR, FontLibrary, PDF_VARIANTS, renderPdf, RenderError, type PdfVariant } from '../engine/index.ts';
+import { BUNDLED_FONT_DIR, FontLibrary, imageSources, PDF_VARIANTS, renderPdf, RenderError, type PdfVariant } from '../engine/index.ts';
+import { ImageFetchError, ImageFetcher } from './services/image-fetch.ts';
 import { openConfiguredDatabase, type Db } from '../db/open.ts';
 import { ConfigError, loadConfig, ROLES } from './config.ts';
 import { writeDemoRequest } from './seed.ts';
@@ -49,7 +50,8 @@ async function renderOnce(job: RenderJob): Promise<void> {
   const definition = job.noTags && read && typeof read === 'object' ? { ...(read as object), tagged: false } : read;
   const data = job.dataPath ? readJson(job.dataPath, 'data') : {};
   const started = performance.now();
-  const result = await renderPdf(definition, data, { pdfVariant: job.variant, fonts: job.fonts, pdfUa: job.pdfUa });
+  const images = await fetchImages(definition, data);
+  const result = await renderPdf(definition, data, { pdfVariant: job.variant, fonts: job.fonts, pdfUa: job.pdfUa, images });
   for (const w of result.warnings) process.stderr.write(`warning: ${w.code} at ${w.path || "(root)"}: ${w.message}\n`);
   mkdirSync(dirname(resolve(job.output)), { recursive: true });
   writeFileSync(job.output, result.pdf);
@@ -59,6 +61,42 @@ async function renderOnce(job: RenderJob): Promise<void> {
   } else {
     process.stdout.write(`${job.output}: ${result.pages} page(s), ${result.pdf.length} bytes in ${ms} ms\n`);
   }
+}
+
+/**
+ * The https:// images of a render, fetched as the service fetches them (public addresses only,
+ * PLATEN_IMAGE_ALLOW_PRIVATE, PLATEN_IMAGE_FETCH_MAX_BYTES, PLATEN_IMAGE_FETCH_TIMEOUT_MS and
+ * PLATEN_IMAGE_FETCH_CA_FILE apply), or undefined when it has none. `asset:` sources need the
+ * service. @throws UsageError naming the URL and the image's path when one cannot be fetched.
+ */
+async function fetchImages(definition: unknown, data: unknown): Promise<Map<string, Uint8Array> | undefined> {
+  let urls;
+  try {
+    urls = imageSources(definition, data).filter((u) => /^https?:/i.test(u.src));
+  } catch {
+    return undefined; // the render says what is wrong with the definition
+  }
+  if (urls.length === 0) return undefined;
+  const env = process.env;
+  const number = (name: string, fallback: number) => (env[name] && Number.isInteger(Number(env[name])) ? Number(env[name]) : fallback);
+  const caFile = env.PLATEN_IMAGE_FETCH_CA_FILE;
+  const fetcher = new ImageFetcher({
+    allowPrivate: ['true', '1', 'yes'].includes(env.PLATEN_IMAGE_ALLOW_PRIVATE ?? ''),
+    maxBytes: number('PLATEN_IMAGE_FETCH_MAX_BYTES', 10 * 1024 * 1024),
+    timeoutMs: number('PLATEN_IMAGE_FETCH_TIMEOUT_MS', 10_000),
+    cacheBytes: 0,
+    ca: caFile ? readFileSync(caFile, 'utf8') : undefined,
+  });
+  const images = new Map<string, Uint8Array>();
+  for (const { src, path } of urls) {
+    try {
+      images.set(src, await fetcher.fetch(src));
+    } catch (e) {
+      if (e instanceof ImageFetchError) throw new UsageError(`IMAGE_FETCH_FAILED: ${path}: image ${src} could not be fetched: ${e.message}`);
+      throw e;
+    }
+  }
+  return images;
 }
 
 /** Quiet time after a change of a watched file before rendering again (editors write in steps), ms. */
@@ -135,7 +173,8 @@ commands:
                                          /readyz only (api and worker need PLATEN_DATABASE_URL; also PLATEN_ROLE)
                                          SIGTERM or SIGINT stops it gracefully (PLATEN_SHUTDOWN_TIMEOUT_MS)
   render TEMPLATE.json [DATA.json] -o OUT.pdf [options]
-                                         render a template without server or database
+                                         render a template without server or database (https:// image
+                                         URLs are fetched as the service does: PLATEN_IMAGE_* variables)
       -o, --output FILE                  where to write the PDF (its folder is created)
       --pdf-variant VARIANT              PDF/A output: ${PDF_VARIANTS.join(', ')}
       --pdf-ua                           PDF/UA-1 (accessible PDF): needs metadata.title, metadata.language and alt on
