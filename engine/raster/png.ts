@@ -6,7 +6,7 @@
  */
 import { deflateSync } from 'node:zlib';
 
-/** How hard to compress: "fast" (previews: no row filter, zlib level 1) or "small" (Sub filter, level 6). */
+/** How hard to compress: "fast" (previews: RGBA rows copied as they are, zlib level 1) or "small" (RGB, Sub filter, level 6). */
 export type PngEffort = 'fast' | 'small';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -37,14 +37,16 @@ function chunk(type: string, data: Buffer): Buffer {
 }
 
 /**
- * Encode `rgba` (width x height pixels, 4 bytes each, R G B A, opaque) as an RGB PNG.
+ * Encode `rgba` (width x height pixels, 4 bytes each, R G B A, opaque) as a PNG: RGB ("small"),
+ * or RGBA with every pixel opaque ("fast").
  * @throws RangeError when `rgba` is shorter than width x height x 4 bytes.
  */
 export function encodeOpaquePng(rgba: Uint8Array, width: number, height: number, effort: PngEffort = 'small'): Buffer {
   if (rgba.length < width * height * 4) throw new RangeError(`${rgba.length} bytes are not ${width} x ${height} RGBA pixels`);
+  if (effort === 'fast') return encodeRgbaFast(rgba, width, height);
   const stride = width * 3 + 1;
   const rows = Buffer.allocUnsafe(stride * height);
-  const sub = effort === 'small';
+  const sub = true;
   let o = 0;
   for (let y = 0; y < height; y++) {
     rows[o++] = sub ? 1 : 0;
@@ -83,6 +85,22 @@ export function encodeOpaquePng(rgba: Uint8Array, width: number, height: number,
   ihdr[10] = 0; // deflate
   ihdr[11] = 0; // adaptive filtering
   ihdr[12] = 0; // no interlace
-  const idat = deflateSync(rows, { level: effort === 'fast' ? 1 : 6 });
-  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows, { level: 6 })), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** The RGBA rows as they are (one copy per row, no per-pixel work), zlib level 1: the quickest PNG. */
+function encodeRgbaFast(rgba: Uint8Array, width: number, height: number): Buffer {
+  const row = width * 4;
+  const rows = Buffer.allocUnsafe((row + 1) * height);
+  const src = Buffer.from(rgba.buffer, rgba.byteOffset, rgba.byteLength);
+  for (let y = 0, o = 0; y < height; y++, o += row + 1) {
+    rows[o] = 0; // filter: none
+    src.copy(rows, o + 1, y * row, y * row + row);
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6; // colour type: RGBA (alpha all opaque)
+  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
 }
