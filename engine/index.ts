@@ -32,7 +32,6 @@ export type { RenderWarning, RenderWarningCode } from './warnings.ts';
 export { RENDER_WARNING_CODES } from './warnings.ts';
 export { pdfUaFaults, type PdfUaFault } from './tags/struct.ts';
 export type { Limits, RenderErrorCode, ErrorDetail } from './errors.ts';
-export { RENDER_WARNING_CODES } from './warnings.ts';
 export type { Template, TemplateField, TemplateIssue } from './template/types.ts';
 export { BUNDLED_FONT_DIR, FontLibrary, bundledFontLibrary } from './text/fonts.ts';
 
