@@ -162,6 +162,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
         page: { summary: 'a page past the last one (the credit is refunded)', value: error('VALIDATION_ERROR', 'page: the document has 1 page', { errors: [{ path: 'page', message: 'the document has 1 page' }] }) },
         scale: { summary: 'a scale out of range', value: error('VALIDATION_ERROR', 'scale: must be at most 8', { errors: [{ path: 'scale', message: 'must be at most 8' }] }) },
       },
+      422: one('an image by URL could not be fetched (no credit taken)', error('IMAGE_FETCH_FAILED', 'https://cdn.example.com/logo.png answered 404', { url: 'https://cdn.example.com/logo.png', path: 'content[0].image' })),
       500: one('the render failed (the credit is refunded)', error('INTERNAL_ERROR', 'rendering failed: the render took longer than 30000 ms; the credit was refunded', { render_error: { code: 'RENDER_TIMEOUT', message: 'the render took longer than 30000 ms', path: null } })),
       502: one('the S3 store refused the upload (the credit is refunded)', error('S3_UPLOAD_FAILED', 'the upload to bucket "acme-invoices" failed: Access Denied; the credit was refunded', { s3_bucket: 'acme-invoices', s3_key: 'previews/invoice-1001.png' })),
     },

@@ -12,6 +12,7 @@ const errors = Object.fromEntries(
     [402, 'no credits left'],
     [403, 'template of another team'],
     [404, 'unknown template or version'],
+    [422, 'an image URL could not be fetched, or an asset:<id> does not exist (IMAGE_FETCH_FAILED, with url and path); no credit was taken'],
     [429, 'rate limit hit'],
     [500, 'rendering failed; the credit was refunded'],
     [502, 'store_s3: the upload to the bucket failed (S3_UPLOAD_FAILED); the credit was refunded'],
