@@ -136,6 +136,7 @@ function measureBox(node: PNode, width: number, ctx: MeasureContext, maxHeight: 
     breakAfter: s.breakAfter,
     frame,
     tag: node.tag,
+    anchor: node.anchor,
   };
   const v = it + ib;
   switch (node.kind) {
@@ -161,6 +162,7 @@ function measureBox(node: PNode, width: number, ctx: MeasureContext, maxHeight: 
         widows: s.widows,
         orphans: s.orphans,
         tag: node.tag,
+        anchor: node.anchor,
       };
     }
     case 'stack': {

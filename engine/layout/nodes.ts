@@ -41,6 +41,14 @@ interface PBase {
   readonly tag?: ItemTag;
   /** Fixed size, position, rotation, opacity or rounded corners, when the node has any. */
   readonly layout?: BoxLayout;
+  /** A link destination (the node's `id`), and the heading it is, if any. */
+  readonly anchor?: Anchor;
+}
+
+/** Where internal links and the outline go: a node's id, and its heading level and title when it is one. */
+export interface Anchor {
+  readonly id: string;
+  readonly heading: { readonly level: number; readonly title: string } | null;
 }
 export interface PText extends PBase {
   readonly kind: 'text';
@@ -212,6 +220,8 @@ interface BoxBase {
   readonly absolute?: AbsolutePlace;
   /** Its content is taller than its fixed height: drawn clipped to the box. */
   readonly overflows?: boolean;
+  /** Its node's id (and heading): an `anchor` item at its top-left corner where its first part is placed. */
+  readonly anchor?: Anchor;
 }
 export interface TextBox extends BoxBase {
   readonly kind: 'text';
@@ -324,6 +334,11 @@ export type DrawItemKind =
   | { readonly kind: 'image'; readonly x: number; readonly y: number; readonly w: number; readonly h: number; readonly image: DecodedImage; readonly clip: ClipRect | null }
   /** Filled rectangles in a code's module units ([x, y, w, h, ...], shared by every render of it), drawn scaled by sx, sy and moved to x, y. */
   | { readonly kind: 'bars'; readonly rects: readonly number[]; readonly x: number; readonly y: number; readonly sx: number; readonly sy: number; readonly color: RGB }
+  /**
+   * Draws nothing: a link destination named `id` at (x, y) (the top-left corner of the node with
+   * that id), and an outline (bookmark) entry when `heading` is set. Raster backends skip it.
+   */
+  | { readonly kind: 'anchor'; readonly x: number; readonly y: number; readonly id: string; readonly heading: { readonly level: number; readonly title: string } | null }
   /** A list bullet: a filled disc, a stroked circle or a filled square centred on (cx, cy). */
   | { readonly kind: 'shape'; readonly shape: 'disc' | 'circle' | 'square'; readonly cx: number; readonly cy: number; readonly size: number; readonly color: RGB }
   /**

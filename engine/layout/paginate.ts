@@ -68,7 +68,10 @@ export function place(box: Box, x: number, y: number, avail: number, atTop: bool
   const mark = out.length;
   const r = box.layout === undefined ? placeFramed(box, x, y, avail, atTop, out, ctx, mark) : placeLaidOut(box, x, y, avail, atTop, out, ctx, mark);
   if (box.tag !== undefined) tagItems(out, mark, box.tag);
-  return r;
+  if (box.anchor === undefined || (r.used === 0 && r.rest === box)) return r;
+  // Where its first part is: the destination of links to its id (and its outline entry).
+  out.splice(mark, 0, { kind: 'anchor', x, y, id: box.anchor.id, heading: box.anchor.heading });
+  return r.rest && r.rest.anchor ? { used: r.used, rest: { ...r.rest, anchor: undefined } as Box } : r;
 }
 
 /**

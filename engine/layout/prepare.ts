@@ -16,7 +16,8 @@ import { prepareParagraph, type PreparedParagraph, type RGB, type StyledText } f
 import { ARTIFACT, headingOfStyles, inheritedLang, requireAlt, roleType, structNode, type ItemTag, type StructNode, type StructType, type TagContext } from '../tags/struct.ts';
 import { encodeCode } from './codes.ts';
 import { decodeImage, type ImageBytes } from './images.ts';
-import type { PCell, PList, PNode, PTable, PText, ShrinkSource } from './nodes.ts';
+import type { Anchor, PCell, PList, PNode, PTable, PText, ShrinkSource } from './nodes.ts';
+import { headingLevel, plainText } from './outline.ts';
 import { bareStyle, color, computeStyle, mergeProps, toSides, type ComputedStyle, type Sides, type TextStyles } from './style.ts';
 
 /** What the prepare pass needs besides the nodes. */
@@ -34,6 +35,8 @@ export interface PrepareContext {
   readonly budget: LayoutBudget;
   /** The page count's lower bound where the node being prepared goes, or null outside the content flow. */
   flow: PageEstimate | null;
+  /** Internal links ("#id") of the text prepared, with their paths, when collected (engine/pipeline.ts checks them). */
+  links?: { id: string; path: string }[] | null;
   /** Tagging of the content (a tagged PDF), or null: bands, untagged documents, inside artifacts. */
   tags?: TagContext | null;
   /** The structure element the node being prepared goes in (with `tags`). */
@@ -105,9 +108,17 @@ function prepareUntagged(node: BoundNode, parent: ComputedStyle, ctx: PrepareCon
   }
   if (outOfFlow && own.position !== 'absolute' && own.height !== undefined) flow.add(1, own.height, path);
   const box = prepared.style.box;
+  const id = (node as StyleProps).id;
+  const anchor: Anchor | undefined = id === undefined ? undefined : { id, heading: headingOf(node) };
   // Images and codes size themselves: their width and height are their own options.
-  if (box === null || (prepared.kind === 'spacer' && !('spacer' in node))) return prepared;
-  return { ...prepared, layout: { ...box, path } };
+  if (box === null || (prepared.kind === 'spacer' && !('spacer' in node))) return anchor ? { ...prepared, anchor } : prepared;
+  return { ...prepared, layout: { ...box, path }, anchor };
+}
+
+/** The heading a bound node is (level and title), or null. */
+function headingOf(node: BoundNode): Anchor['heading'] {
+  const level = headingLevel(node);
+  return level !== null && 'text' in node ? { level, title: plainText(node.text) } : null;
 }
 
 /** The default smallest size of `fit: "shrink"` text, points. */
@@ -187,6 +198,8 @@ function prepareKind(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext
     };
   }
   if ('spacer' in node) return { kind: 'spacer', style, size: node.spacer };
+  // A table of contents outside the content (header, footer, background) lists nothing.
+  if ('toc' in node) return { kind: 'spacer', style, size: 0 };
   if ('pageBreak' in node) {
     ctx.flow?.pageBreak(path);
     return { kind: 'pageBreak', style };
@@ -213,7 +226,13 @@ function prepareInline(text: string | BoundInline[], style: ComputedStyle, link:
     if (text.length > 0) runs.push({ text, style: ctx.textStyles.of(style, link) });
   } else flattenSpans(text, style, link, style, justified, ctx, runs);
   let length = 0;
-  for (const r of runs) length += r.text.length;
+  let last: string | undefined;
+  for (const r of runs) {
+    length += r.text.length;
+    const l = r.style.link;
+    if (l !== undefined && l !== last && l.startsWith('#') && ctx.links) ctx.links.push({ id: l.slice(1), path });
+    last = l;
+  }
   ctx.budget.glyphsFor(length, path);
   if (runs.length === 0) runs.push({ text: '', style: ctx.textStyles.of(style, link) });
   // Runs without a language of their own take the document's patterns.

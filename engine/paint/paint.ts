@@ -43,6 +43,10 @@ class PageWriter {
   tagger: Tagger | null = null;
   /** The options of the link annotation of the text run being drawn (tagging.ts). */
   private linkOptions: Record<string, unknown> | null = null;
+  /** Ids of the document's anchors: the destinations internal links ("#id") may go to. */
+  destinations: ReadonlySet<string> = new Set();
+  /** Headings met so far, in order, for the outline. */
+  headings: { level: number; title: string; id: string }[] = [];
   constructor(
     private readonly doc: Doc,
     private readonly fonts: Map<FontFace, EmbeddedFace>,
@@ -89,7 +93,11 @@ class PageWriter {
       this.flush();
       const top = y - run.face.ascent * st.size;
       // F 4: printable (PDF/A requires it; harmless elsewhere).
-      this.doc.link(x, top, run.width, (run.face.ascent + run.face.descent) * st.size, st.link, { F: 4, ...this.linkOptions } as never);
+      const h = (run.face.ascent + run.face.descent) * st.size;
+      if (!st.link.startsWith('#')) this.doc.link(x, top, run.width, h, st.link, { F: 4, ...this.linkOptions } as never);
+      // An internal link goes to the named destination of its id (none: LINK_UNRESOLVED, no link).
+      else if (this.destinations.has(st.link.slice(1))) this.doc.goTo(x, top, run.width, h, st.link.slice(1), { F: 4, ...this.linkOptions } as never);
+      else return;
       if (this.linkOptions) this.tagger?.linked();
     }
   }
@@ -192,6 +200,7 @@ class PageWriter {
   }
 
   draw(item: DrawItem): void {
+    if (item.kind === 'anchor') return this.anchor(item);
     if (this.tagger && item.kind !== 'group') this.linkOptions = this.tagger.enter(item);
     switch (item.kind) {
       case 'text': return this.text(item.x, item.y, item.run, item.line);
@@ -204,6 +213,15 @@ class PageWriter {
     }
   }
 
+  /** A named destination at the anchor (its first one per id), and a heading for the outline. */
+  anchor(item: Extract<DrawItem, { kind: 'anchor' }>): void {
+    if (this.named.has(item.id)) return;
+    this.named.add(item.id);
+    this.doc.addNamedDestination(item.id, 'XYZ', item.x, item.y, null);
+    if (item.heading) this.headings.push({ ...item.heading, id: item.id });
+  }
+  /** Ids given a named destination already (shared by the document's pages). */
+  named: Set<string> = new Set();
   /** Append content operators (marked content, from tagging.ts) after what was drawn so far. */
   emit(op: string): void {
     this.ops.push(op);
@@ -285,6 +303,34 @@ export function logicalText(visual: readonly LineRun['pieces'][number][]): strin
   return text.replace(/\u00ad/g, '');
 }
 
+/** The ids of every anchor of the pages (inside groups too). */
+function anchorIds(pages: readonly Page[]): Set<string> {
+  const ids = new Set<string>();
+  const walk = (items: readonly DrawItem[]): void => {
+    for (const item of items) {
+      if (item.kind === 'anchor') ids.add(item.id);
+      else if (item.kind === 'group') walk(item.items);
+    }
+  };
+  for (const page of pages) walk(page.items);
+  return ids;
+}
+/**
+ * The document outline (bookmarks) from its headings, in order, nested by level (an h3 after an
+ * h1 goes under it), each going to its heading's named destination; top levels open.
+ */
+function addOutline(doc: Doc, headings: readonly { level: number; title: string; id: string }[]): void {
+  type Item = { addItem: (title: string, options?: object) => Item; outlineData: Record<string, unknown> };
+  const root = (doc as unknown as { outline: Item }).outline;
+  const open: { level: number; item: Item }[] = [];
+  for (const h of headings) {
+    while (open.length > 0 && open[open.length - 1].level >= h.level) open.pop();
+    const parent = open.length > 0 ? open[open.length - 1].item : root;
+    const item = parent.addItem(h.title, { expanded: open.length === 0 });
+    item.outlineData.Dest = new String(h.id);
+    open.push({ level: h.level, item });
+  }
+}
 /** A rectangle's path, its corners rounded by `radius` (at most half the shorter side) with cubic Béziers. */
 function rectPath(x: number, y: number, w: number, h: number, radius?: number): string {
   const r = Math.min(radius ?? 0, w / 2, h / 2);
@@ -464,15 +510,22 @@ export async function paintPdf(pages: readonly Page[], info: DocumentInfo, optio
   for (const image of pictures) prepared.set(image, await prepareImage(doc, image, Boolean(pdfa?.opaqueImages)));
   let w: PageWriter | null = null;
   const tagger = options.tags ? new Tagger(doc, options.tags, (op) => w?.emit(op)) : null;
+  const destinations = anchorIds(pages);
+  const named = new Set<string>();
+  const headings: { level: number; title: string; id: string }[] = [];
   for (const page of pages) {
     doc.addPage({ size: [page.width, page.height], margin: 0 });
     w = new PageWriter(doc, fonts, images, prepared, pdfa, pdfa !== undefined || Boolean(options.pdfUa));
     w.tagger = tagger;
+    w.destinations = destinations;
+    w.named = named;
+    w.headings = headings;
     for (const item of page.items) w.draw(item);
     tagger?.endPage();
     w.flush();
   }
   tagger?.end();
+  addOutline(doc, headings);
   for (const f of fonts.values()) f.finalize(Boolean(pdfa));
   doc.end();
   return done;

@@ -22,7 +22,7 @@ export const SCHEMA_DESCRIPTION =
 const COLOR = 'Colour: #rgb, #rrggbb or a CSS colour name (case-insensitive)';
 const BOUND = 'may hold {{placeholders}}';
 const SIDES = 'a number for all four sides, [vertical, horizontal] or [top, right, bottom, left] (CSS order)';
-const NODES = 'an array of nodes, each an object with exactly one kind key (text, image, table, columns, stack, list, qrcode, barcode, line, spacer, pageBreak, each, if)';
+const NODES = 'an array of nodes, each an object with exactly one kind key (text, image, table, columns, stack, list, qrcode, barcode, line, spacer, pageBreak, toc, each, if)';
 
 const STYLE: Record<string, PropertyDoc> = {
   style: { description: 'Named style(s) from the template\'s `styles`, applied in order; the node\'s own properties override them.', examples: ['label', ['num', 'grand']] },
@@ -48,6 +48,7 @@ const STYLE: Record<string, PropertyDoc> = {
   orphans: { description: 'Fewest lines of a paragraph left at the bottom of a page before a break. Inherited.', examples: [2], default: 2 },
   breakBefore: { description: '"page": start the node on a new page.', examples: ['page'], default: 'auto' },
   pageBreak: { description: 'On any node: "before" starts it on a new page, "after" starts what follows on a new page, "avoid" keeps it whole and on the page of the start of the next node. ({"pageBreak": true} alone is the page break node.)', examples: ['before', 'after', 'avoid'] },
+  id: { description: 'A name for the node (a letter, then letters, digits, _ - . :), written out: internal links "#id" go to it. Not in named styles or spans.', examples: ['terms', 'chapter-2'] },
   width: { description: 'Border-box width in points: a box of fixed size (made narrower, with a warning, when the room is smaller). On image and barcode nodes: the picture\'s or bars\' width.', examples: [100, 288] },
   height: { description: 'Border-box height in points: the box is exactly this tall and never split across pages; content taller than it is cut off (CONTENT_CLIPPED warning). On image and barcode nodes: the picture\'s or bars\' height.', examples: [40] },
   position: { description: '"absolute": the node takes no room in the flow and is placed by top/right/bottom/left from the page (relativeTo "page", the default) or from its parent box (relativeTo "parent"); kept on the page (BOX_CLAMPED warning).', examples: ['absolute'], default: 'static' },
@@ -167,6 +168,8 @@ export const PROPERTY_DOCS: Record<string, PropertyDoc> = {
 
   'spacerNode.spacer': { description: 'Vertical space in points.', examples: [24] },
   'pageBreakNode.pageBreak': { description: 'true: end the page here.', examples: [true] },
+  'tocNode.toc': { description: 'A table of contents: the headings of the content (text with role h1..h6, or a named style h1..h6), each linked and with its page number.', examples: [{}, { levels: 2 }] },
+  'tocNode.toc.levels': { description: 'Deepest heading level listed (1: h1 only).', examples: [2], default: 3 },
 
   'eachNode.each': { description: 'Data path of an array: content is repeated once per element (nothing for a missing or null array).', examples: ['items', 'order.lines'] },
   'eachNode.as': { description: 'Name of the current element inside content; {{$index}} is its 0-based position.', examples: ['item', 'order'], default: 'item' },
@@ -202,7 +205,7 @@ export const PROPERTY_DOCS: Record<string, PropertyDoc> = {
 
 /** Descriptions of the `$defs` entries. */
 export const DEF_DOCS: Record<string, string> = {
-  node: 'A node: an object with exactly one kind key (text, image, table, columns, stack, list, qrcode, barcode, line, spacer, pageBreak, each, if), its options and any style properties.',
+  node: 'A node: an object with exactly one kind key (text, image, table, columns, stack, list, qrcode, barcode, line, spacer, pageBreak, toc, each, if), its options and any style properties.',
   textNode: 'A paragraph: {"text": "Hello {{name}}"} or an array of strings and spans.',
   imageNode: 'A PNG, JPEG or SVG image from a data: URI, an https:// URL or asset:<id>: {"image": "{{logo}}", "width": 150}.',
   tableNode: 'A table: {"table": {"columns", "header", "rows", "footer", ...}}; headers repeat on every page.',
@@ -214,6 +217,7 @@ export const DEF_DOCS: Record<string, string> = {
   lineNode: 'A horizontal rule: {"line": {"thickness": 0.5, "color": "#c5ccd3"}}.',
   spacerNode: 'Vertical space: {"spacer": 24}.',
   pageBreakNode: 'A page break: {"pageBreak": true}.',
+  tocNode: 'A table of contents: {"toc": {"levels": 3}}.',
   eachNode: 'Repeats its content once per element of a data array: {"each": "items", "as": "item", "content": [...]}.',
   ifNode: 'Renders then or else by a condition: {"if": "customer.vip", "then": [...], "else": [...]}.',
   span: 'An inline span: {"text": ...} with text style properties and an optional link; spans nest.',

@@ -61,6 +61,7 @@ import { CONDITION_KEYS } from './conditions.ts';
 import { isLanguageTag } from './filters.ts';
 import { checkPath, checkString, closest, hasPlaceholder, isDangerousKey } from './placeholders.ts';
 import { tableGridIssues } from './table-grid.ts';
+import { linkIssues } from './links.ts';
 
 /** The kind keys of nodes, in documentation order. */
 export const NODE_KINDS = [
@@ -75,6 +76,7 @@ export const NODE_KINDS = [
   'line',
   'spacer',
   'pageBreak',
+  'toc',
   'each',
   'if',
 ] as const;
@@ -376,6 +378,7 @@ function styleShape(color: z.ZodType<string>) {
     orphans: z.number().int().min(1).max(10).optional(),
     breakBefore: z.enum(['page', 'auto']).optional(),
     pageBreak: z.enum(['before', 'after', 'avoid']).optional(),
+    id: z.string().regex(/^[A-Za-z][\w.:-]{0,99}$/, 'an id is a letter followed by up to 99 letters, digits, "_", "-", "." or ":"').optional(),
     ...BOX_SHAPE,
     colSpan: spanCount.optional(),
     rowSpan: spanCount.optional(),
@@ -387,7 +390,7 @@ const nodeStyle = styleShape(boundColor);
 /** A style object inside a node (table headerStyle/footerStyle): colours bound. */
 const nodeStyleObject = z.strictObject(nodeStyle);
 /** A named style in `styles`: literal colours, no `style` of its own, no `lang` (a node's text has it). */
-const { lang: _lang, role: _role, ...namedStyleShape } = styleShape(literalColor);
+const { lang: _lang, role: _role, id: _id, ...namedStyleShape } = styleShape(literalColor);
 const namedStyle = z.strictObject({
   ...namedStyleShape,
   style: z
@@ -435,7 +438,7 @@ const textContent = dispatch<string | Inline[]>((v) => {
   if (Array.isArray(v)) return z.array(inlineSchema);
   return `expected a string or a list of strings and spans; got ${describeValue(v)}`;
 });
-const { role: _spanRole, width: _w, height: _h, position: _p, relativeTo: _r, top: _t, right: _ri, bottom: _b, left: _l, rotate: _ro, opacity: _o, borderRadius: _br, ...spanStyle } = nodeStyle;
+const { role: _spanRole, id: _spanId, width: _w, height: _h, position: _p, relativeTo: _r, top: _t, right: _ri, bottom: _b, left: _l, rotate: _ro, opacity: _o, borderRadius: _br, ...spanStyle } = nodeStyle;
 const spanObject = z.strictObject({ ...spanStyle, text: textContent, link: boundString.optional() });
 
 const textNode = z.strictObject({
@@ -552,6 +555,7 @@ const lineNode = z.strictObject({
 
 const spacerNode = z.strictObject({ ...nodeStyle, spacer: nonNegative });
 const pageBreakNode = z.strictObject({ ...nodeStyle, pageBreak: z.literal(true) });
+const tocNode = z.strictObject({ ...nodeStyle, toc: z.strictObject({ levels: z.int().min(1).max(6).optional() }) });
 const eachNode = z.strictObject({ ...nodeStyle, each: dataPath, as: alias.optional(), content: nodeList });
 const ifNode = z.strictObject({
   ...nodeStyle,
@@ -575,6 +579,7 @@ export const KIND_SCHEMAS: Record<NodeKind, z.ZodType> = {
   line: lineNode,
   spacer: spacerNode,
   pageBreak: pageBreakNode,
+  toc: tocNode,
   each: eachNode,
   if: ifNode,
 };
@@ -741,6 +746,8 @@ for (const shape of [
   lineNode.shape.line.shape,
   spacerNode.shape,
   pageBreakNode.shape,
+  tocNode.shape,
+  tocNode.shape.toc.shape,
   eachNode.shape,
   eachRow.shape,
   ifNode.shape,
@@ -970,6 +977,7 @@ export function parseTemplate(def: unknown, maxDepth: number = DEFAULT_LIMITS.ma
       }
     }
   }
+  if (errors.length === 0) errors.push(...linkIssues(def as Obj));
   if (errors.length > 0) return { ok: false, errors };
   const template = result.data as Template;
   if (cacheKey !== null) rememberParsed(cacheKey, template);

@@ -56,6 +56,8 @@ export interface StyleProps {
    * kind (text is a paragraph, or a heading when its style is named h1..h6). Not in named styles.
    */
   role?: 'h1' | 'h2' | 'h3' | 'h4' | 'h5' | 'h6' | 'p' | 'figure' | 'caption' | 'note' | 'artifact';
+  /** A name internal links (`"link": "#id"`) go to; written out, not in named styles or spans. */
+  id?: string;
   margin?: SidesInput;
   padding?: SidesInput;
   border?: BorderInput;
@@ -113,7 +115,7 @@ export type Condition =
 /** An inline piece of a text node: a plain string or a styled span (spans nest). */
 export type Inline = string | InlineSpan;
 /** The box properties of StyleProps (size, position, transform), which inline spans do not have. */
-export type BoxPropKey = 'width' | 'height' | 'position' | 'relativeTo' | 'top' | 'right' | 'bottom' | 'left' | 'rotate' | 'opacity' | 'borderRadius';
+export type BoxPropKey = 'id' | 'width' | 'height' | 'position' | 'relativeTo' | 'top' | 'right' | 'bottom' | 'left' | 'rotate' | 'opacity' | 'borderRadius';
 export interface InlineSpan extends Omit<StyleProps, 'role' | BoxPropKey> {
   text: string | Inline[];
   link?: string;
@@ -245,7 +247,13 @@ export type Node =
   | SpacerNode
   | PageBreakNode
   | EachNode
-  | IfNode;
+  | IfNode
+  | TocNode;
+
+/** A table of contents: the headings (down to `levels`, default 3) with their page numbers. */
+export interface TocNode extends StyleProps {
+  toc: { levels?: number };
+}
 
 export type PageSize = 'A3' | 'A4' | 'A5' | 'Letter' | 'Legal' | [number, number];
 
@@ -348,7 +356,8 @@ export type BoundNode =
   | BarcodeNode
   | LineNode
   | SpacerNode
-  | PageBreakNode;
+  | PageBreakNode
+  | TocNode;
 
 /** Page context for `$page` and `$pages`, known only in header, footer and background. */
 export interface PageContext {

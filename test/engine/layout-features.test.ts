@@ -17,7 +17,8 @@ import { renderPdf, RenderError } from '../../engine/index.ts';
 import { parseTemplate } from '../../engine/template/schema.ts';
 import { encodePng } from '../helpers/images.ts';
 import { readPdf } from '../helpers/pdf.ts';
-import { pdfOperators } from '../helpers/pdfops.ts';
+import { pdfOperators, textLines } from '../helpers/pdfops.ts';
+import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { NOW, render } from '../helpers/render.ts';
 
 /** The PDF's bytes with every Flate stream inflated (operators and dictionaries searchable). */
@@ -365,4 +366,108 @@ test('images inside rotated and translucent boxes are drawn', async () => {
   const [ops] = await pdfOperators(r.pdf);
   assert.equal(ops.images.length, 1);
   assert.ok(near(ops.images[0].width, 50) && near(ops.images[0].height, 100), JSON.stringify(ops.images[0]));
+});
+
+// ---------------------------------------------------------------------------------------------
+// ids, internal links, outline, table of contents
+
+/** The document's outline ([title, dest, children]) and named destinations (page index and top) read with pdf.js. */
+async function outlineAndDests(pdf: Buffer): Promise<{ outline: { title: string; dest: unknown; items: unknown[] }[] | null; dest: (name: string) => Promise<{ page: number; top: number } | null> ; links: { page: number; dest: unknown; url?: string }[]; doc: PDFDocumentProxy }> {
+  const doc = await getDocument({ data: new Uint8Array(pdf), verbosity: 0, isEvalSupported: false }).promise;
+  const outline = (await doc.getOutline()) as never;
+  const links: { page: number; dest: unknown; url?: string }[] = [];
+  for (let n = 1; n <= doc.numPages; n++) {
+    for (const a of await (await doc.getPage(n)).getAnnotations()) if (a.subtype === 'Link') links.push({ page: n, dest: a.dest, url: a.url });
+  }
+  const dest = async (name: string) => {
+    const d = await doc.getDestination(name);
+    if (!d) return null;
+    const page = (await doc.getPageIndex(d[0] as never)) + 1;
+    const height = (await doc.getPage(page)).view[3];
+    return { page, top: height - (d[3] as number) };
+  };
+  return { outline, dest, links, doc };
+}
+
+const chapters = (n: number) => Array.from({ length: n }, (_, i) => [
+  { text: `Chapter ${i + 1}`, style: 'h1', pageBreak: 'before' as const },
+  { text: `Section ${i + 1}.1`, role: 'h2' },
+  { text: 'Body. '.repeat(100) },
+]).flat();
+
+test('headings make the outline, nested by level; ids are link destinations', async () => {
+  const def = {
+    styles: { h1: { fontSize: 18, fontWeight: 'bold' as const } },
+    content: [{ text: ['See ', { text: 'the terms', link: '#terms' }, '.'] }, ...chapters(2), { text: 'Terms and conditions', id: 'terms', margin: [40, 0, 0, 0] }],
+  };
+  const r = await renderPdf(def, {});
+  assert.deepEqual(r.warnings, []);
+  const { outline, dest, links, doc } = await outlineAndDests(r.pdf);
+  try {
+    assert.deepEqual(outline!.map((o) => [o.title, o.items.map((i) => (i as { title: string }).title)]), [['Chapter 1', ['Section 1.1']], ['Chapter 2', ['Section 2.1']]]);
+    // The outline goes to the headings: chapter 2 on page 3.
+    const ch2 = await dest(outline![1].dest as string);
+    assert.equal(ch2?.page, 3);
+    assert.ok(ch2 && ch2.top > 30 && ch2.top < 50, JSON.stringify(ch2));
+    // The link on page 1 goes to the terms on page 3.
+    assert.equal(links.length, 1);
+    assert.equal(links[0].dest, 'terms');
+    const terms = await dest('terms');
+    assert.equal(terms?.page, 3);
+  } finally {
+    await doc.destroy();
+  }
+});
+
+test('a toc node lists the headings with their page numbers and links to them', async () => {
+  const def = { styles: { h1: { fontSize: 18 } }, content: [{ text: 'Contents', fontSize: 20 }, { toc: { levels: 2 } }, ...chapters(3)] };
+  const r = await renderPdf(def, {});
+  const read = await readPdf(r.pdf);
+  const lines = textLines(read.pages[0]).map((l) => l.text);
+  assert.deepEqual(lines.slice(1), ['Chapter 1 2', 'Section 1.1 2', 'Chapter 2 3', 'Section 2.1 3', 'Chapter 3 4', 'Section 3.1 4']);
+  for (const [title, page] of [['Chapter 2', 3], ['Section 3.1', 4]] as const) assert.ok(read.pages[page - 1].text.includes(title));
+  // Page numbers right-aligned at the content's right edge; entries link to the headings.
+  const num = read.pages[0].runs.find((x) => x.str === '4')!;
+  assert.ok(near(num.x + num.width, 595.28 - 40, 1), JSON.stringify(num));
+  const { links, doc } = await outlineAndDests(r.pdf);
+  await doc.destroy();
+  assert.equal(links.filter((l) => l.page === 1).length, 12);
+  // levels 1: chapters only, indented entries left out.
+  const one = textLines((await readPdf((await renderPdf({ ...def, content: [{ toc: {} , style: 'toc' }, ...chapters(2)], styles: { ...def.styles, toc: { fontSize: 9 } } }, {})).pdf)).pages[0]).map((l) => l.text);
+  assert.ok(one.includes('Section 1.1 2') && one.includes('Chapter 2 3'), one.join('|'));
+  const only = textLines((await readPdf((await renderPdf({ ...def, content: [{ toc: { levels: 1 } }, ...chapters(2)] }, {})).pdf)).pages[0]).map((l) => l.text);
+  assert.deepEqual(only, ['Chapter 1 2', 'Chapter 2 3']);
+});
+
+test('a toc long enough to push the chapters settles on the right page numbers', async () => {
+  const def = { content: [{ toc: {} }, ...Array.from({ length: 70 }, (_, i) => ({ text: `Heading ${i + 1}`, role: 'h1', margin: [0, 0, 200, 0] }))] };
+  const r = await renderPdf(def, {});
+  const read = await readPdf(r.pdf);
+  // Every entry's number is the page its heading is on.
+  const entries = read.pages.flatMap((p) => textLines(p).map((l) => /^Heading (\d+) (\d+)$/.exec(l.text))).filter((m): m is RegExpExecArray => m !== null);
+  assert.equal(entries.length, 70);
+  const { dest, doc } = await outlineAndDests(r.pdf);
+  try {
+    // Headings without an id are named _h1, _h2, ... in document order.
+    for (const m of entries) assert.equal(Number(m[2]), (await dest(`_h${m[1]}`))?.page, `Heading ${m[1]}`);
+    assert.ok(Number(entries[69][2]) > 5);
+  } finally {
+    await doc.destroy();
+  }
+});
+
+test('a link to an unknown id: TEMPLATE_INVALID when written out, LINK_UNRESOLVED when bound', async () => {
+  const bad = parseTemplate({ content: [{ text: 'x', id: 'here' }, { stack: [{ text: 'go', link: '#nowhere' }] }] });
+  assert.equal(bad.ok, false);
+  if (!bad.ok) {
+    assert.equal(bad.errors[0].path, 'content[1].stack[0].link');
+    assert.match(bad.errors[0].message, /nowhere/);
+  }
+  assert.equal(parseTemplate({ content: [{ text: 'x', id: 'here' }, { text: 'go', link: '#here' }] }).ok, true);
+  for (const id of ['1abc', 'a b', '']) assert.equal(parseTemplate({ content: [{ text: 'x', id }] }).ok, false, id);
+  const r = await renderPdf({ content: [{ text: 'go', link: '#{{target}}' }] }, { target: 'missing' });
+  assert.deepEqual(r.warnings.map((w) => [w.code, w.path]), [['LINK_UNRESOLVED', 'content[0]']]);
+  const { links, doc } = await outlineAndDests(r.pdf);
+  await doc.destroy();
+  assert.equal(links.length, 0);
 });

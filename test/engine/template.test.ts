@@ -172,7 +172,7 @@ test('every fault is reported with its exact path', () => {
   assert.match(messageAt(issues, 'content[0].color'), /"blu" is not a colour.*did you mean "blue"/);
   assert.equal(
     messageAt(issues, 'content[1]'),
-    'a node needs exactly one of text, image, table, columns, stack, list, qrcode, barcode, line, spacer, pageBreak, each, if; found none (unknown key "txt": did you mean "text"?)',
+    'a node needs exactly one of text, image, table, columns, stack, list, qrcode, barcode, line, spacer, pageBreak, toc, each, if; found none (unknown key "txt": did you mean "text"?)',
   );
   assert.match(messageAt(issues, 'content[2]'), /; found both text and image$/);
   assert.equal(messageAt(issues, 'content[3].table.rows[2][1]'), 'a table cell is a string, a node or {} (a placeholder under a span); got the number 5');

@@ -72,6 +72,7 @@ export function bounds(item: DrawItem): Rect | null {
     case 'shape':
       return { x: item.cx - item.size / 2, y: item.cy - item.size / 2, w: item.size, h: item.size };
     case 'group':
+    case 'anchor':
       return null;
   }
 }
