@@ -23,6 +23,7 @@
 import type PDFDocument from 'pdfkit';
 import type { DrawItem } from '../layout/nodes.ts';
 import { ARTIFACT, type ItemTag, type StructNode } from '../tags/struct.ts';
+import { ObjectPacker } from './objstm.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
 
@@ -60,6 +61,8 @@ export class Tagger {
   private suppressed = 0;
   /** MCIDs of the current page: the ParentTree's array for it. */
   private marks: Ref[] | null = null;
+  /** Elements go into compressed object streams where the file allows (objstm.ts). */
+  private readonly packer: ObjectPacker | null;
 
   /**
    * @param root the structure tree's root element (Document), built by the prepare pass.
@@ -67,6 +70,7 @@ export class Tagger {
    */
   constructor(doc: Doc, private readonly root: StructNode, private readonly emit: (ops: string) => void) {
     this.d = doc as unknown as TaggingDoc;
+    this.packer = ObjectPacker.usable(doc) ? new ObjectPacker(doc) : null;
   }
 
   /** What an item is: an element's content or an artifact. */
@@ -155,6 +159,7 @@ export class Tagger {
     const treeRoot = this.d.getStructTreeRoot();
     const root = this.build(this.root, treeRoot) ?? this.write({ ref: this.d.ref({ S: 'Document' }), kids: [] }, treeRoot);
     treeRoot.data.K = [root.ref];
+    this.packer?.flush();
   }
 
   /** A marked-content sequence with the page's next MCID, owned by `el`. */
@@ -223,7 +228,8 @@ export class Tagger {
     }
     if (pg) data.Pg = pg;
     data.K = k.length === 1 ? k[0] : k;
-    el.ref.end();
+    if (this.packer) this.packer.add(el.ref as never);
+    else el.ref.end();
     return el;
   }
 }
