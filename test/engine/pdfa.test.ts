@@ -44,7 +44,7 @@ const example = (name: string) => ({
   data: JSON.parse(readFileSync(new URL(`examples/${name}/data.json`, ROOT), 'utf8')),
 });
 
-for (const name of ['invoice', 'report', 'letter', 'multilingual']) {
+for (const name of ['invoice', 'report', 'letter', 'multilingual', 'shipping-label']) {
   test(`examples/${name} conforms in every variant`, async () => {
     const { definition, data } = example(name);
     for (const variant of PDF_VARIANTS) {

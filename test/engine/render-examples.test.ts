@@ -4,9 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pdfFonts, type ReadPdf } from '../helpers/pdf.ts';
+import { renderPdf } from '../../engine/index.ts';
+import { pdfFonts, readPdf, type ReadPdf } from '../helpers/pdf.ts';
 import { textLines } from '../helpers/pdfops.ts';
-import { example, render, type Rendered } from '../helpers/render.ts';
+import { example, NOW, render, type Rendered } from '../helpers/render.ts';
 
 // The report is rendered once and shared by the tests below.
 let reportPromise: Promise<Rendered> | undefined;
@@ -119,6 +120,25 @@ test('invoice: one page, fonts embedded subsets only', async () => {
   const r = await render(template, data);
   assert.equal(r.pages, 1);
   assertFontsEmbedded(r.pdf, 'invoice');
+});
+
+test('shipping-label: one 4x6in page; absolute, rotated and shrunk boxes on the paper, no warnings', async () => {
+  const { template, data } = example('shipping-label');
+  const r = await renderPdf(template, data, { now: NOW });
+  assert.deepEqual(r.warnings, []);
+  const doc = await readPdf(r.pdf);
+  assert.equal(doc.pages.length, 1);
+  const page = doc.pages[0];
+  assert.deepEqual([page.width, page.height], [288, 432]);
+  assertFontsEmbedded(r.pdf, 'shipping-label');
+  // The service mark stays one word, shrunk into its 74 pt box at the top right.
+  const service = page.runs.find((x) => x.str === data.service)!;
+  assert.ok(service && service.size < 30 && service.x + service.width <= 288 - 14, JSON.stringify(service));
+  // The zone reads bottom to top in the left margin of the address box.
+  const zone = page.runs.find((x) => x.str.startsWith('ZONE'))!;
+  assert.ok(zone && zone.x < 40, JSON.stringify(zone));
+  for (const t of page.runs) assert.ok(t.x >= 0 && t.x <= 288 && t.y >= 0 && t.y <= 432, JSON.stringify(t));
+  for (const w of ['SHIP TO', 'AUSTRIA', 'HANDLE WITH CARE', data.tracking]) assert.ok(page.text.includes(w), w);
 });
 
 test('letter: fonts embedded subsets only, and the body uses Noto Serif faces', async () => {
