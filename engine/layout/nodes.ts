@@ -167,6 +167,8 @@ export interface PCell {
   readonly background: RGB | null;
   readonly padding: Sides;
   readonly verticalAlign: 'top' | 'middle' | 'bottom' | 'baseline';
+  /** Corner radius of the cell's fill and (borders "all") its border, points (absent: square). */
+  readonly radius?: number;
   /** The cell's structure element (TH, TD) in a tagged PDF. */
   readonly tag?: StructNode;
 }
@@ -291,6 +293,8 @@ export interface MCell {
   readonly fill: RGB | null;
   readonly padding: Sides;
   readonly verticalAlign: 'top' | 'middle' | 'bottom' | 'baseline';
+  /** Corner radius of the cell's fill and (borders "all") its border, points (absent: square). */
+  readonly radius?: number;
   /** Space above the content that aligns its first baseline with the row's (verticalAlign baseline). */
   readonly shift: number;
 }

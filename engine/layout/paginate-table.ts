@@ -66,7 +66,11 @@ function near(a: number, b: number): boolean {
 function frameCell(p: Painter, cell: MCell, y: number, h: number): void {
   const x = p.x + cell.x;
   const w = cell.width;
-  if (cell.fill) {
+  if (cell.fill && cell.radius) {
+    // A rounded cell is filled on its own.
+    p.out.push({ kind: 'rect', x, y, w, h, fill: cell.fill, stroke: null, lineWidth: 0, radius: cell.radius });
+    p.lastFill = null;
+  } else if (cell.fill) {
     const f = p.lastFill;
     if (f && f.fill === cell.fill && near(f.y, y) && near(f.h, h) && (near(f.x + f.w, x) || near(x + w, f.x))) {
       if (near(x + w, f.x)) f.x = x;
@@ -78,7 +82,7 @@ function frameCell(p: Painter, cell: MCell, y: number, h: number): void {
     }
   }
   const { borders, borderColor, borderWidth } = p.box;
-  if (borders === 'all') p.borders.push({ kind: 'rect', x, y, w, h, fill: null, stroke: borderColor, lineWidth: borderWidth });
+  if (borders === 'all') p.borders.push(cell.radius ? { kind: 'rect', x, y, w, h, fill: null, stroke: borderColor, lineWidth: borderWidth, radius: cell.radius } : { kind: 'rect', x, y, w, h, fill: null, stroke: borderColor, lineWidth: borderWidth });
   else if (borders === 'horizontal') {
     const r = p.lastRule;
     if (r && near(r.y1, y + h) && (near(r.x2, x) || near(x + w, r.x1))) {

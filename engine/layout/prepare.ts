@@ -451,7 +451,9 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
         col,
         colSpan: entries[i].colSpan,
         rowSpan,
-        node: bare === content.style ? content : ({ ...content, style: bare } as PNode),
+        // A cell's borderRadius rounds its fill; its content is not positioned (no absolute cells).
+        node: cellNode(bare === content.style ? content : ({ ...content, style: bare } as PNode)),
+        radius: cellStyle.box?.radius || undefined,
         background: cellProps.backgroundColor !== undefined ? cellStyle.backgroundColor : sectionBackground,
         padding: cellProps.padding !== undefined ? cellStyle.padding : padding,
         verticalAlign: cellStyle.verticalAlign,
@@ -466,6 +468,13 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
 /** A table cell's element: TH with Scope Column in the header, else TD; spans as attributes. */
 function cellTag(tr: StructNode, head: boolean, colSpan: number, rowSpan: number): StructNode {
   return structNode(head ? 'TH' : 'TD', tr, { keep: true, scope: head ? 'Column' : undefined, colSpan: colSpan > 1 ? colSpan : undefined, rowSpan: rowSpan > 1 ? rowSpan : undefined });
+}
+
+/** A cell's content: laid out in the cell's flow, its radius drawn by the cell. */
+function cellNode(node: PNode): PNode {
+  const lay = node.layout;
+  if (lay === undefined || (lay.absolute === null && lay.radius === 0)) return node;
+  return { ...node, layout: { ...lay, absolute: null, radius: 0 } };
 }
 
 /** An empty paragraph in `style` (an empty cell, a hole filled at a row's end). */

@@ -96,6 +96,7 @@ function measureRows(rows: readonly (readonly PCell[])[], stripe: RGB | null, m:
       fill: cell.background ?? (stripe && r % 2 === 1 ? stripe : null),
       padding: cell.padding,
       verticalAlign: cell.verticalAlign,
+      radius: cell.radius,
       shift: baselines[i] === null ? 0 : rowBaseline - baselines[i]!,
     }));
   });

@@ -471,3 +471,18 @@ test('a link to an unknown id: TEMPLATE_INVALID when written out, LINK_UNRESOLVE
   await doc.destroy();
   assert.equal(links.length, 0);
 });
+
+test('borderRadius on a table cell rounds its fill (drawn on its own, not merged with its neighbours)', async () => {
+  const page = { size: [300, 200], margin: 20 };
+  const cell = (radius?: number) => ({ text: ' ', backgroundColor: '#00aa00', ...(radius ? { borderRadius: radius } : {}) });
+  const table = (radius?: number) => ({ page, content: [{ table: { columns: [100, 100], rows: [[cell(radius), cell()]], borders: 'none' }, height: 60 }] });
+  const plain = await renderPdf(table(), {});
+  const rounded = await renderPdf(table(8), {});
+  assert.deepEqual(pixelAt(plain.pdf, 21, 21), [0, 170, 0]);
+  assert.deepEqual(pixelAt(rounded.pdf, 21, 21), [255, 255, 255]);
+  assert.deepEqual(pixelAt(rounded.pdf, 60, 30), [0, 170, 0]);
+  // The square neighbour keeps its corners.
+  assert.deepEqual(pixelAt(rounded.pdf, 219, 21), [0, 170, 0]);
+  const [ops] = await pdfOperators(rounded.pdf);
+  assert.equal(ops.filledBoxes.length, 2);
+});
