@@ -144,6 +144,14 @@ export class ClusterQueue implements JobQueue {
     };
   }
 
+  readonly kind = 'pg-boss';
+
+  /** For /healthz and /readyz: resolves when pg-boss's queue table answers and holds the render queue. */
+  async ping(): Promise<void> {
+    const { rows } = await this.deps.db.executeSql(`SELECT 1 FROM ${BOSS_SCHEMA}.queue WHERE name = $1`, [RENDER_QUEUE]);
+    if (rows.length === 0) throw new Error(`the queue ${RENDER_QUEUE} does not exist`);
+  }
+
   /** insertJob's in-transaction hook for team `teamId`'s job: the pg-boss send on its client. */
   inTransaction(teamId: string): InTransaction {
     return async (tx, id) => {

@@ -84,6 +84,9 @@ export interface JobQueue {
    * queue (pending again, their start not counted), so another process or the next start runs them.
    */
   stop(timeoutMs?: number): Promise<void>;
+  /** A queue of its own to check in /healthz and /readyz (cluster mode): its kind and a trivial question. */
+  readonly kind?: string;
+  ping?(): Promise<void>;
 }
 
 /** A job being run: `current` turns false once it is handed back, and nothing it does after is written. */

@@ -2,7 +2,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { withExamples } from '../openapi/examples.ts';
 import type { AppEnv, Services } from '../app.ts';
-import { healthReport } from '../services/health.ts';
+import { healthReport, type QueueProbe } from '../services/health.ts';
 
 const DOCS_HTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Platen API</title>
@@ -28,17 +28,19 @@ fetch('/openapi.json').then(r => r.json()).then(spec => {
 });
 </script></body></html>`;
 
-type HealthServices = Pick<Services, 'db' | 'config' | 'lifecycle'> & { files?: Pick<Services['files'], 'blobs'> };
+type HealthServices = Pick<Services, 'db' | 'config' | 'lifecycle'> & { files?: Pick<Services['files'], 'blobs'>; runner?: Partial<QueueProbe> };
 
 /** GET /healthz and GET /readyz (every role serves them, a worker nothing else). */
 export function healthRoutes(app: OpenAPIHono<AppEnv>, s: HealthServices): void {
   // Liveness with a report: 200 while the process serves, whatever its dependencies say.
-  app.get('/healthz', async (c) => c.json(await healthReport(s.db, s.config.healthTimeoutMs, s.files?.blobs), 200));
+  // The job queue is checked when it is a dependency of its own (cluster mode's pg-boss).
+  const queue = s.runner?.ping && s.runner.kind ? (s.runner as QueueProbe) : undefined;
+  app.get('/healthz', async (c) => c.json(await healthReport(s.db, s.config.healthTimeoutMs, s.files?.blobs, queue), 200));
   // Readiness: 503 while a dependency does not answer, so a load balancer sends no traffic here;
   // 503 {status: draining} at once when a graceful shutdown began (nothing is asked then).
   app.get('/readyz', async (c) => {
     if (s.lifecycle?.draining) return c.json({ status: 'draining' as const, checks: {} }, 503);
-    const report = await healthReport(s.db, s.config.healthTimeoutMs, s.files?.blobs);
+    const report = await healthReport(s.db, s.config.healthTimeoutMs, s.files?.blobs, queue);
     return c.json(report, report.status === 'ok' ? 200 : 503);
   });
 }

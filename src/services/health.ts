@@ -15,7 +15,15 @@ export interface HealthReport {
     database: DependencyCheck & { engine: Db['dialect'] };
     /** The file store: `local` (its folder is writable) or `s3` (HEAD bucket answered); `location` says where. */
     store?: DependencyCheck & { kind: BlobStore['kind']; location: string };
+    /** Cluster mode: the shared job queue (pg-boss's tables in the database) answered. */
+    queue?: DependencyCheck & { kind: string };
   };
+}
+
+/** A job queue that can be asked whether it is there (cluster mode's pg-boss). */
+export interface QueueProbe {
+  readonly kind: string;
+  ping(): Promise<void>;
 }
 
 async function check(probe: () => Promise<void>, timeoutMs: number): Promise<DependencyCheck> {
@@ -36,11 +44,16 @@ async function check(probe: () => Promise<void>, timeoutMs: number): Promise<Dep
   }
 }
 
-/** Ask every dependency (the database, the file store when given) at once, within `timeoutMs` each (PLATEN_HEALTH_TIMEOUT_MS). */
-export async function healthReport(db: Db, timeoutMs: number, store?: BlobStore): Promise<HealthReport> {
-  const [database, stored] = await Promise.all([check(() => db.ping(), timeoutMs), store ? check(() => store.ping(), timeoutMs) : undefined]);
+/** Ask every dependency (the database, the file store and the job queue when given) at once, within `timeoutMs` each (PLATEN_HEALTH_TIMEOUT_MS). */
+export async function healthReport(db: Db, timeoutMs: number, store?: BlobStore, queue?: QueueProbe): Promise<HealthReport> {
+  const [database, stored, queued] = await Promise.all([
+    check(() => db.ping(), timeoutMs),
+    store ? check(() => store.ping(), timeoutMs) : undefined,
+    queue ? check(() => queue.ping(), timeoutMs) : undefined,
+  ]);
   const checks: HealthReport['checks'] = { database: { ...database, engine: db.dialect } };
   if (store && stored) checks.store = { ...stored, kind: store.kind, location: store.location };
-  const ok = database.status === 'ok' && (stored === undefined || stored.status === 'ok');
+  if (queue && queued) checks.queue = { ...queued, kind: queue.kind };
+  const ok = database.status === 'ok' && (stored === undefined || stored.status === 'ok') && (queued === undefined || queued.status === 'ok');
   return { status: ok ? 'ok' : 'unavailable', checks };
 }

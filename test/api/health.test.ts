@@ -74,3 +74,24 @@ test('PLATEN_FONT_DIRS: a missing folder stops start-up naming the variable; an 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the job queue is a dependency of its own in cluster mode (pg-boss), not on SQLite; /readyz says draining once a shutdown began', async () => {
+  const body = (await (await s.fetch('/healthz')).json()) as { checks: { queue?: { status: string; kind: string; ms: number } } };
+  if (TEST_DIALECT === 'postgres') {
+    assert.equal(body.checks.queue?.status, 'ok');
+    assert.equal(body.checks.queue?.kind, 'pg-boss');
+    assert.equal(typeof body.checks.queue?.ms, 'number');
+  } else {
+    assert.equal(body.checks.queue, undefined, 'the in-process queue is no dependency');
+  }
+  const t = await startTestServer();
+  try {
+    t.server.services.lifecycle!.draining = true;
+    const ready = await t.fetch('/readyz');
+    assert.equal(ready.status, 503);
+    assert.deepEqual(await ready.json(), { status: 'draining', checks: {} });
+    assert.equal((await t.fetch('/healthz')).status, 200, 'still alive while draining');
+  } finally {
+    await t.close();
+  }
+});
