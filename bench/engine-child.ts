@@ -4,18 +4,23 @@
  *
  *   tsx bench/engine-child.ts --engine platen|typst|pdfmake --doc invoice|report
  *       [--data varied|repeated] [--seconds 4] [--warmup 1] [--renders N] [--samples 20]
+ *       [--profile file.cpuprofile] [--profile-first file.cpuprofile]
  *
  * Prints one JSON line: the time to load the engine's module and set it up, the first render's
  * time, docs/s over `--seconds` after `--warmup` seconds of warm-up (or over exactly `--renders`
- * renders, with the RSS sampled `--samples` times along the way), the process's peak RSS
+ * renders, with the RSS sampled `--samples` times along the way), the CPU time per render
+ * (process.cpuUsage(), all threads: steadier than the wall time on a loaded machine), the process's peak RSS
  * (process.resourceUsage().maxRSS) and, for Platen, the engine's cache statistics.
  *
  * Data: `varied` (default) gives every render new data (bench/varied-invoice.ts,
  * bench/varied-report.ts: no two renders share a word); `repeated` renders the example's own data
  * every time. Only the render call is timed: making the data (and pdfmake's document definition,
- * bound by Platen's binder) is not.
+ * bound by Platen's binder) is not. `--profile` writes a V8 CPU profile of the measured renders
+ * only (after the warm-up), `--profile-first` one of the first render only (summarize either
+ * with bench/cpu-profile-top.mjs).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { variedInvoiceData } from './varied-invoice.ts';
@@ -113,14 +118,34 @@ const loadMs = performance.now() - loadStart;
 
 let serial = 0;
 let pages = 0;
+/** CPU time (user + system, all of the process's threads) spent inside render calls, in ms. */
+let cpuMs = 0;
 async function timed(): Promise<number> {
   const input = engine.prepare(dataFor(++serial));
+  const cpu = process.cpuUsage();
   const start = performance.now();
   pages = await engine.render(input);
-  return performance.now() - start;
+  const elapsed = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  cpuMs += (used.user + used.system) / 1000;
+  return elapsed;
 }
 
-const firstRenderMs = await timed();
+/** Runs `work` under the V8 CPU profiler when `file` is given, writing the profile there. */
+async function profiled<T>(file: string | undefined, work: () => Promise<T>): Promise<T> {
+  if (!file) return work();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  const result = await work();
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(file, JSON.stringify(profile));
+  session.disconnect();
+  return result;
+}
+
+const firstRenderMs = await profiled(arg('profile-first'), timed);
 const rssAfterFirst = process.memoryUsage().rss;
 
 const warmEnd = performance.now() + warmup * 1000;
@@ -128,16 +153,19 @@ while (performance.now() < warmEnd) await timed();
 
 const times: number[] = [];
 const rss: number[] = [];
-if (renders !== undefined) {
-  const every = Math.max(1, Math.floor(renders / samples));
-  for (let i = 0; i < renders; i++) {
-    times.push(await timed());
-    if ((i + 1) % every === 0) rss.push(mb(process.memoryUsage().rss));
+cpuMs = 0;
+await profiled(arg('profile'), async () => {
+  if (renders !== undefined) {
+    const every = Math.max(1, Math.floor(renders / samples));
+    for (let i = 0; i < renders; i++) {
+      times.push(await timed());
+      if ((i + 1) % every === 0) rss.push(mb(process.memoryUsage().rss));
+    }
+  } else {
+    const end = performance.now() + seconds * 1000;
+    while (performance.now() < end || times.length < 5) times.push(await timed());
   }
-} else {
-  const end = performance.now() + seconds * 1000;
-  while (performance.now() < end || times.length < 5) times.push(await timed());
-}
+});
 const total = times.reduce((a, b) => a + b, 0);
 const sorted = [...times].sort((a, b) => a - b);
 
@@ -151,6 +179,8 @@ console.log(
     docsPerSecond: round((times.length * 1000) / total),
     meanMs: round(total / times.length),
     p50Ms: round(sorted[Math.floor(sorted.length / 2)]!),
+    // On a loaded machine the wall time includes waiting for a core; the CPU time less so.
+    cpuMsPerRender: round(cpuMs / times.length),
     loadMs: round(loadMs),
     firstRenderMs: round(firstRenderMs),
     rssAfterFirstMB: mb(rssAfterFirst),

@@ -6,7 +6,7 @@
  *  1. esbuild bundles the render worker (src/render/task.ts + engine, ESM) and piscina's own worker
  *     entry (CommonJS) as files the binary writes to disk at start: worker threads load files.
  *     The template studio's static files are built into the runtime folder too (build-studio.mjs).
- *  2. Fonts, ICC profiles, migrations, examples, those two bundles, the studio, better-sqlite3's addon, hb-subset's wasm and the
+ *  2. Fonts, ICC profiles, migrations, examples, those two bundles, the studio, better-sqlite3's addon, HarfBuzz's wasm files and the
  *     hyphenation patterns (loaded by name at run time) become SEA assets, keyed by their path in the runtime folder, which mirrors the repository
  *     (src/sea/runtime.ts); the folder is named by a hash of their content.
  *  3. esbuild bundles src/sea/main.ts (+ cli, server, db) as CommonJS, the format a SEA main script
@@ -34,8 +34,8 @@ const work = join(dist, 'sea');
 const generated = join(work, 'runtime');
 const output = join(dist, 'platen');
 const SQLITE_ADDON = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
-/** HarfBuzz's hb-subset as wasm (engine/paint/subset.ts reads it beside the engine's sources). */
-const HB_SUBSET_WASM = 'node_modules/harfbuzzjs/dist/harfbuzz-subset.wasm';
+/** HarfBuzz as wasm: shaping (engine/text/harfbuzz.ts) and hb-subset (engine/paint/subset.ts). */
+const HARFBUZZ_WASM = ['node_modules/harfbuzzjs/dist/harfbuzz.wasm', 'node_modules/harfbuzzjs/dist/harfbuzz-subset.wasm'];
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 /** Folders copied into the runtime folder as they are. */
 const DATA_DIRS = ['fonts', 'icc-profiles', 'db/migrations', 'db/migrations-pg', 'examples'];
@@ -74,7 +74,7 @@ function inputs() {
     'scripts/build-binary.mjs',
     'package-lock.json',
     SQLITE_ADDON,
-    HB_SUBSET_WASM,
+    ...HARFBUZZ_WASM,
   ].map((f) => join(root, f)).concat(process.execPath);
 }
 
@@ -150,7 +150,7 @@ for (const dir of DATA_DIRS) for (const f of walk(dir)) assets[f] = join(root, f
 for (const pkg of RUNTIME_PACKAGES) for (const f of walk(`node_modules/${pkg}`).filter((f) => /(\.js|\/package\.json|\/LICENSE)$/.test(f))) assets[f] = join(root, f);
 for (const dir of CANVAS_PACKAGES) for (const f of walk(dir).filter((f) => /(\.js|\.node|\/package\.json|\/LICENSE)$/.test(f))) assets[f] = join(root, f);
 assets[SQLITE_ADDON] = join(root, SQLITE_ADDON);
-assets[HB_SUBSET_WASM] = join(root, HB_SUBSET_WASM);
+for (const f of HARFBUZZ_WASM) assets[f] = join(root, f);
 for (const f of readdirSync(generated, { recursive: true, withFileTypes: true }).filter((d) => d.isFile())) {
   const file = join(f.parentPath ?? f.path, f.name);
   assets[relative(generated, file).split(sep).join('/')] = file;
