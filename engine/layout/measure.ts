@@ -262,6 +262,8 @@ function measureColumns(node: PColumns, inner: number, base: BaseFields, v: numb
     h = Math.max(h, flowHeight(children));
     return col;
   });
+  // Absolute children given from the bottom: from the bottom of the columns (the tallest one).
+  for (const col of cols) settleAbsolute(col.children, h);
   return { ...base, kind: 'columns', cols, height: h + v };
 }
 

@@ -486,3 +486,13 @@ test('borderRadius on a table cell rounds its fill (drawn on its own, not merged
   const [ops] = await pdfOperators(rounded.pdf);
   assert.equal(ops.filledBoxes.length, 2);
 });
+
+test('an absolute node in a column, from the bottom of its parent: the bottom of the columns', async () => {
+  const { doc } = await render({
+    content: [{ columns: [{ content: [{ text: 'a\nb\nc\nd\ne\nf' }] }, { content: [{ text: 'LOW', position: 'absolute', relativeTo: 'parent', bottom: 0, left: 0 }] }] }],
+  });
+  const runs = doc.pages[0].runs;
+  const f = runs.find((x) => x.str === 'f')!;
+  const low = runs.find((x) => x.str === 'LOW')!;
+  assert.ok(near(low.y, f.y, 0.5), `${low.y} vs ${f.y}`);
+});
