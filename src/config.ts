@@ -166,7 +166,7 @@ const envSchema = z.object({
   PLATEN_JOB_CONCURRENCY: int(1, 10_000).optional(),
   PLATEN_JOB_MAX_ATTEMPTS: int(1, 1000).default(2),
   PLATEN_ROLE: z.enum(['api', 'worker', 'all'], { message: 'must be api, worker or all' }).default('all'),
-  PLATEN_JOB_LEASE_MS: int(1000, 24 * 3_600_000).optional(),
+  PLATEN_JOB_LEASE_MS: int(1000, 23 * 3_600_000).optional(),
   PLATEN_QUEUE_POLL_MS: int(50, 60_000).default(250),
   PLATEN_SHUTDOWN_TIMEOUT_MS: int(0, 24 * 3_600_000).default(30_000),
   PLATEN_RATE_LIMIT: int(1, 1_000_000).default(600),
@@ -268,8 +268,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `invalid configuration:\n  PLATEN_ROLE: role "${e.PLATEN_ROLE}" needs cluster mode (PLATEN_DATABASE_URL=postgres://...); with the SQLite file one process serves the API and runs the jobs: use role "all" (the default)`,
     );
   }
-  const jobLeaseMs = e.PLATEN_JOB_LEASE_MS ?? 2 * e.PLATEN_RENDER_TIMEOUT_MS + 30_000;
-  if (jobLeaseMs <= e.PLATEN_RENDER_TIMEOUT_MS) {
+  // pg-boss holds a job for less than 24 hours.
+  const jobLeaseMs = e.PLATEN_JOB_LEASE_MS ?? Math.min(2 * e.PLATEN_RENDER_TIMEOUT_MS + 30_000, 23 * 3_600_000);
+  if (e.PLATEN_DATABASE_URL !== undefined && jobLeaseMs <= e.PLATEN_RENDER_TIMEOUT_MS) {
     throw new ConfigError(`invalid configuration:\n  PLATEN_JOB_LEASE_MS: must be above PLATEN_RENDER_TIMEOUT_MS (${e.PLATEN_RENDER_TIMEOUT_MS}): a job's render must fit in its lease`);
   }
   return {
