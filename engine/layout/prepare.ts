@@ -437,15 +437,13 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
       if (ctx.flow) forks.push(ctx.flow);
       const tag = tr ? cellTag(tr, head, entries[i].colSpan, rowSpan) : undefined;
       ctx.structParent = tag ?? table;
+      // A cell holding just a paragraph: its text goes straight in the cell (no P of its own).
+      const direct = tag !== undefined && 'text' in node && node.role === undefined && node.lang === undefined && headingOfStyles(node.style) === null;
       // The cell owns padding and background; its content is laid out bare.
-      let content = isEmptyCell(node) ? emptyText(cellStyle, ctx) : prepareNode(node, parent, ctx, `${path}[${r}][${i}]`);
+      let content = isEmptyCell(node) ? emptyText(cellStyle, ctx) : direct ? prepareUntagged(node, parent, ctx, `${path}[${r}][${i}]`) : prepareNode(node, parent, ctx, `${path}[${r}][${i}]`);
+      if (direct) content = { ...content, tag };
       ctx.flow = flow;
       ctx.structParent = table;
-      // A cell holding just a paragraph: its text goes straight in the cell.
-      if (tag && content.tag && content.tag !== ARTIFACT && content.tag.type === 'P' && tag.children.length === 1 && tag.children[0] === content.tag && content.tag.lang === undefined) {
-        tag.children.length = 0;
-        content = { ...content, tag };
-      }
       const bare = bareStyle(content.style);
       cells.push({
         col,
