@@ -124,9 +124,17 @@ export class ObjectPacker {
   }
 }
 
+// Names repeat (S, P, K, TD, ...): each is escaped once.
+const names = new Map<string, string>();
+
 /** A PDF name: irregular characters as #xx. */
 function name(s: string): string {
-  return `/${s.replace(/[^!-~]|[#%()/<>[\]{}]/g, (c) => `#${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}`;
+  let n = names.get(s);
+  if (n === undefined) {
+    n = `/${s.replace(/[^!-~]|[#%()/<>[\]{}]/g, (c) => `#${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}`;
+    if (names.size < 1000) names.set(s, n);
+  }
+  return n;
 }
 
 /** A PDF text string: literal when printable ASCII, else UTF-16BE with a byte-order mark. */
@@ -140,15 +148,22 @@ function text(s: string): string {
  * String objects text strings, pdfkit refs `n 0 R`, numbers, booleans, arrays, dictionaries.
  */
 function serialize(v: unknown): string {
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Math.round(v * 1e6) / 1e6);
   if (typeof v === 'string') return name(v);
-  if (typeof v === 'number') return String(Math.round(v * 1e6) / 1e6);
   if (typeof v === 'boolean') return String(v);
   if (v === null || v === undefined) return 'null';
   if (v instanceof String) return text(String(v));
-  if (Array.isArray(v)) return `[${v.map(serialize).join(' ')}]`;
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) out += (i > 0 ? ' ' : '') + serialize(v[i]);
+    return `${out}]`;
+  }
   const o = v as Record<string, unknown>;
-  if (typeof o.id === 'number' && typeof o.gen === 'number' && 'data' in o) return `${o.id} ${o.gen} R`;
-  const parts: string[] = [];
-  for (const [k, x] of Object.entries(o)) if (x !== undefined) parts.push(`${name(k)} ${serialize(x)}`);
-  return `<<${parts.join(' ')}>>`;
+  if (typeof o.gen === 'number' && typeof o.id === 'number') return `${o.id} ${o.gen} R`;
+  let out = '<<';
+  for (const k in o) {
+    const x = o[k];
+    if (x !== undefined) out += `${name(k)} ${serialize(x)}`;
+  }
+  return `${out}>>`;
 }

@@ -147,9 +147,15 @@ export class Tagger {
     if (typeof open === 'object' && 'link' in open) this.element(open.parent).kids.push(open.link);
   }
 
-  /** The end of a page's content. */
+  /** The end of a page's content: its ParentTree array goes into an object stream too. */
   endPage(): void {
     this.close();
+    if (this.marks && this.packer) {
+      const array = this.d.ref({});
+      (array as { data: unknown }).data = this.marks;
+      this.d.getStructParentTree().add(this.d.page.structParentTreeKey, array);
+      this.packer.add(array as never);
+    }
     this.marks = null;
   }
 
@@ -168,7 +174,7 @@ export class Tagger {
     const mcid = this.marks.length;
     this.marks.push(el.ref);
     el.kids.push({ page: this.d.page.dictionary, mcid });
-    this.emit(`/${type} <</MCID ${mcid}>> BDC`);
+    this.emit(`/${type}<</MCID ${mcid}>>BDC`);
   }
 
   private element(node: StructNode): Written {
