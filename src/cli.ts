@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BUNDLED_FONT_DIR, FontLibrary, imageSources, PDF_VARIANTS, renderPdf, RenderError, type PdfVariant } from '../engine/index.ts';
+import { BUNDLED_FONT_DIR, FontLibrary, imageSources, PDF_VARIANTS, renderImage, renderPdf, RenderError, type ImageFormat, type PdfVariant } from '../engine/index.ts';
 import { ImageFetchError, ImageFetcher } from './services/image-fetch.ts';
 import { openConfiguredDatabase, type Db } from '../db/open.ts';
 import { ConfigError, loadConfig, ROLES } from './config.ts';
@@ -42,6 +42,8 @@ interface RenderJob {
   pdfUa?: boolean;
   /** --no-tags: an untagged PDF (the template's "tagged": false). */
   noTags?: boolean;
+  /** An output ending in .png, .jpg or .jpeg: one page as an image (--page, --scale). */
+  image?: { format: ImageFormat; page: number; scale: number };
 }
 
 /** Read the files, render, write the PDF and print one line. @throws UsageError, RenderError */
@@ -51,6 +53,16 @@ async function renderOnce(job: RenderJob): Promise<void> {
   const data = job.dataPath ? readJson(job.dataPath, 'data') : {};
   const started = performance.now();
   const images = await fetchImages(definition, data);
+  if (job.image) {
+    const picture = await renderImage(definition, data, { ...job.image, fonts: job.fonts, images });
+    for (const w of picture.warnings) process.stderr.write(`warning: ${w.code} at ${w.path || '(root)'}: ${w.message}\n`);
+    mkdirSync(dirname(resolve(job.output)), { recursive: true });
+    writeFileSync(job.output, picture.image);
+    const ms = Math.round(performance.now() - started);
+    const summary = { output: job.output, pages: picture.pages, page: job.image.page, width: picture.width, height: picture.height, bytes: picture.image.length, ms };
+    process.stdout.write(job.json ? `${JSON.stringify(summary)}\n` : `${job.output}: page ${job.image.page} of ${picture.pages}, ${picture.width} x ${picture.height} pixels, ${picture.image.length} bytes in ${ms} ms\n`);
+    return;
+  }
   const result = await renderPdf(definition, data, { pdfVariant: job.variant, fonts: job.fonts, pdfUa: job.pdfUa, images });
   for (const w of result.warnings) process.stderr.write(`warning: ${w.code} at ${w.path || "(root)"}: ${w.message}\n`);
   mkdirSync(dirname(resolve(job.output)), { recursive: true });
@@ -147,6 +159,8 @@ async function render(args: string[]): Promise<void> {
       'no-tags': { type: 'boolean' },
       'font-dir': { type: 'string', multiple: true },
       watch: { type: 'boolean', short: 'w' },
+      page: { type: 'string' },
+      scale: { type: 'string' },
     },
   });
   const [templatePath, dataPath] = positionals;
@@ -160,6 +174,17 @@ async function render(args: string[]): Promise<void> {
   if (values['pdf-ua'] && values['no-tags']) throw new UsageError('--pdf-ua needs a tagged PDF: leave out --no-tags');
   if (values['pdf-ua'] && variant === 'pdf/a-1b') throw new UsageError('--pdf-ua cannot be combined with --pdf-variant pdf/a-1b (PDF/A-1 is based on PDF 1.4); use pdf/a-2b or pdf/a-3b');
   const job: RenderJob = { templatePath, dataPath, output: values.output, variant: variant as PdfVariant | undefined, fonts, json: values.json, pdfUa: values['pdf-ua'], noTags: values['no-tags'] };
+  const picture = /\.(png|jpe?g)$/i.exec(values.output);
+  if (picture) {
+    if (variant !== undefined || values['pdf-ua']) throw new UsageError('--pdf-variant and --pdf-ua are for PDF output, not an image (.png, .jpg)');
+    const page = values.page === undefined ? 1 : Number(values.page);
+    const scale = values.scale === undefined ? 2 : Number(values.scale);
+    if (!Number.isInteger(page) || page < 1) throw new UsageError('--page must be a page number from 1');
+    if (!(scale >= 0.25 && scale <= 8)) throw new UsageError('--scale must be 0.25 to 8 (pixels per point; 1 = 72 dpi)');
+    job.image = { format: picture[1].toLowerCase() === 'png' ? 'png' : 'jpeg', page, scale };
+  } else if (values.page !== undefined || values.scale !== undefined) {
+    throw new UsageError('--page and --scale are for image output: name the output .png or .jpg');
+  }
   if (values.watch) return watchAndRender(job);
   return renderOnce(job);
 }
@@ -175,7 +200,9 @@ commands:
   render TEMPLATE.json [DATA.json] -o OUT.pdf [options]
                                          render a template without server or database (https:// image
                                          URLs are fetched as the service does: PLATEN_IMAGE_* variables)
-      -o, --output FILE                  where to write the PDF (its folder is created)
+      -o, --output FILE                  where to write the PDF (its folder is created); a name ending in .png, .jpg
+                                         or .jpeg writes one page as that image instead
+      --page N, --scale S                image output: the page (default 1) and pixels per point (default 2; 1 = 72 dpi)
       --pdf-variant VARIANT              PDF/A output: ${PDF_VARIANTS.join(', ')}
       --pdf-ua                           PDF/UA-1 (accessible PDF): needs metadata.title, metadata.language and alt on
                                          every image and code; combines with pdf/a-2b and pdf/a-3b
