@@ -117,6 +117,19 @@ const integration = {
 const integrationRequest = { bucket: 'acme-invoices', region: 'eu-central-1', access_key_id: 'AKIAIOSFODNN7EXAMPLE', secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', default_prefix: 'invoices/' };
 const INTEGRATION_NOT_FOUND = one('the team has no S3 integration', error('INTEGRATION_NOT_FOUND', 'this team has no S3 integration; create one with POST /v1/integrations/s3'));
 
+const ASSET_ID = '3f9c2a7e1b5d4c6f8a0e2d4b6c8a0f1e';
+const asset = { id: ASSET_ID, filename: 'logo.svg', content_type: 'image/svg+xml', bytes: 1834, created_at: AT };
+const IMAGE_FETCH_FAILED = {
+  url: {
+    summary: 'an image URL could not be fetched (no credit taken)',
+    value: error('IMAGE_FETCH_FAILED', 'content[0].image: image https://cdn.example.com/logo.png could not be fetched: the server answered HTTP 404', { url: 'https://cdn.example.com/logo.png', path: 'content[0].image' }),
+  },
+  asset: {
+    summary: 'an asset that was deleted, or belongs to another team',
+    value: error('IMAGE_FETCH_FAILED', `content[0].image: asset ${ASSET_ID} does not exist (it was deleted, or belongs to another team); upload it with POST /v1/assets`, { url: `asset:${ASSET_ID}`, path: 'content[0].image' }),
+  },
+};
+
 /** Examples by operation: "METHOD /path" as in the OpenAPI document. */
 /** The definition used by the examples (exported so a test renders it). */
 export const EXAMPLE_DEFINITION = invoiceDefinition;
@@ -144,6 +157,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
       500: one('the render failed (the credit is refunded)', error('INTERNAL_ERROR', 'rendering failed: the render took longer than 30000 ms; the credit was refunded', { render_error: { code: 'RENDER_TIMEOUT', message: 'the render took longer than 30000 ms', path: null } })),
       502: one('the S3 store refused the upload (the credit is refunded)', error('S3_UPLOAD_FAILED', 'the upload to bucket "acme-invoices" failed: Access Denied; the credit was refunded', { s3_bucket: 'acme-invoices', s3_key: 'invoices/2026/invoice-1001.pdf' })),
       503: one('the file store is unavailable (the credit is refunded)', error('STORAGE_UNAVAILABLE', 'the file store could not be written; the credit was refunded')),
+      422: IMAGE_FETCH_FAILED,
     },
   },
   'POST /v1/image/create': {
@@ -297,6 +311,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
       429: one('more previews this minute than the key may make', error('RATE_LIMIT_EXCEEDED', 'more than 300 requests in a minute; retry after 4 s')),
       500: one('the render failed', error('INTERNAL_ERROR', 'rendering failed: the document would have more than 1000 pages', { render_error: { code: 'LIMIT_EXCEEDED', message: 'the document would have more than 1000 pages', path: 'content[2]' } })),
       401: AUTH_ERRORS[401],
+      422: IMAGE_FETCH_FAILED,
     },
   },
   'GET /v1/schemas/template.json': {
@@ -339,6 +354,24 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   },
   'DELETE /v1/integrations/s3': {
     responses: { 404: INTEGRATION_NOT_FOUND, ...AUTH_ERRORS },
+  },
+  'POST /v1/assets': {
+    responses: {
+      201: one('stored; use it as "image": "asset:<id>"', asset),
+      400: {
+        type: { summary: 'not a PNG, JPEG or SVG', value: error('VALIDATION_ERROR', 'file: the file is not a PNG, JPEG or SVG image', { errors: [{ path: 'file', message: 'the file is not a PNG, JPEG or SVG image' }] }) },
+        size: { summary: 'larger than PLATEN_ASSET_MAX_BYTES', value: error('VALIDATION_ERROR', 'file: the file is larger than 5242880 bytes (PLATEN_ASSET_MAX_BYTES)', { errors: [{ path: 'file', message: 'the file is larger than 5242880 bytes (PLATEN_ASSET_MAX_BYTES)' }] }) },
+      },
+      413: one('the request body is larger than PLATEN_MAX_BODY_BYTES', error('PAYLOAD_TOO_LARGE', 'the request body is larger than 10485760 bytes')),
+      415: one('not multipart/form-data', error('UNSUPPORTED_MEDIA_TYPE', 'upload the image as multipart/form-data with the field "file"')),
+      ...AUTH_ERRORS,
+    },
+  },
+  'GET /v1/assets': {
+    responses: { 200: one("a page of the team's assets, newest first", { assets: [asset], total: 1, limit: 20, offset: 0 }), ...AUTH_ERRORS },
+  },
+  'DELETE /v1/assets/{asset_id}': {
+    responses: { 404: one('no such asset in the team', error('ASSET_NOT_FOUND', `asset ${ASSET_ID} does not exist (or belongs to another team)`)), ...AUTH_ERRORS },
   },
   'POST /v1/integrations/s3/test': {
     responses: {
