@@ -54,6 +54,25 @@ for (const name of ['invoice', 'report', 'letter', 'multilingual', 'shipping-lab
   });
 }
 
+test('layout features conform in every variant: rotation, clips, rounded corners, watermark, outline, toc, internal links (opacity where allowed)', async () => {
+  const content = [
+    { text: 'turned', rotate: 10, borderRadius: 4, backgroundColor: '#ffdddd', width: 120, height: 20 },
+    { toc: {} },
+    { text: 'Heading', role: 'h1', id: 'x' },
+    { text: 'go', link: '#x' },
+  ];
+  for (const variant of PDF_VARIANTS) {
+    const translucent = variant !== 'pdf/a-1b';
+    const definition = {
+      metadata: { title: 'Features', language: 'en' },
+      watermark: translucent ? { text: 'DRAFT' } : { text: 'DRAFT', opacity: 1, color: '#eeeeee' },
+      content: translucent ? [...content, { text: 'faint', opacity: 0.3 }] : content,
+    };
+    const { pdf } = await renderPdf(definition, {}, { now: NOW, pdfVariant: variant });
+    await assertConformant(pdf, variant, 'layout features');
+  }
+});
+
 const HARD = {
   metadata: { title: 'Müller & Söhne <GmbH> "Q"', author: 'Zoë & Co', subject: 'Ärger < Ökonomie', keywords: 'a & b, <c>', language: 'de' },
   content: [
