@@ -322,6 +322,8 @@ function anchorIds(pages: readonly Page[]): Set<string> {
 function addOutline(doc: Doc, headings: readonly { level: number; title: string; id: string }[]): void {
   type Item = { addItem: (title: string, options?: object) => Item; outlineData: Record<string, unknown> };
   const root = (doc as unknown as { outline: Item }).outline;
+  // Bookmarks are there, but viewers open the document as usual (pdfkit would ask for UseOutlines).
+  if (headings.length > 0) (doc as unknown as { _root: { data: Record<string, unknown> } })._root.data.PageMode = 'UseNone';
   const open: { level: number; item: Item }[] = [];
   for (const h of headings) {
     while (open.length > 0 && open[open.length - 1].level >= h.level) open.pop();

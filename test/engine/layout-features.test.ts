@@ -405,6 +405,8 @@ test('headings make the outline, nested by level; ids are link destinations', as
   const { outline, dest, links, doc } = await outlineAndDests(r.pdf);
   try {
     assert.deepEqual(outline!.map((o) => [o.title, o.items.map((i) => (i as { title: string }).title)]), [['Chapter 1', ['Section 1.1']], ['Chapter 2', ['Section 2.1']]]);
+    // The viewer opens the pages, not the bookmarks pane.
+    assert.match(pdfText(r.pdf), /\/PageMode \/UseNone/);
     // The outline goes to the headings: chapter 2 on page 3.
     const ch2 = await dest(outline![1].dest as string);
     assert.equal(ch2?.page, 3);
