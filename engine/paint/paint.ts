@@ -273,36 +273,6 @@ function utf16(text: string): string {
   return `<FEFF${Buffer.from(text, 'utf16le').swap16().toString('hex').toUpperCase()}>`;
 }
 
-/**
- * The text of pieces in visual order (UAX #9 L2 applied), put back in logical order: L2 reverses
- * each run of levels at or above k, from the highest level down to the lowest odd one; doing the
- * same again undoes it.
- */
-export function logicalText(visual: readonly LineRun['pieces'][number][]): string {
-  const order = visual.slice();
-  let max = 0;
-  let minOdd = Infinity;
-  for (const p of order) {
-    if (p.level > max) max = p.level;
-    if (p.level % 2 === 1 && p.level < minOdd) minOdd = p.level;
-  }
-  for (let k = max; k >= minOdd; k--) {
-    for (let i = 0; i < order.length; ) {
-      if (order[i].level < k) {
-        i++;
-        continue;
-      }
-      let j = i;
-      while (j < order.length && order[j].level >= k) j++;
-      for (let a = i, b = j - 1; a < b; a++, b--) [order[a], order[b]] = [order[b], order[a]];
-      i = j;
-    }
-  }
-  let text = '';
-  for (const p of order) text += p.text;
-  return text.replace(/\u00ad/g, '');
-}
-
 /** The ids of every anchor of the pages (inside groups too). */
 function anchorIds(pages: readonly Page[]): Set<string> {
   const ids = new Set<string>();
