@@ -6,6 +6,9 @@
  *   instead of being run again at every start;
  * - a synchronous request whose process died mid-render has its credit refunded at the next start,
  *   exactly once, visible in GET /v1/account/transactions.
+ * It runs on SQLite whatever PLATEN_TEST_DATABASE_URL says: on PostgreSQL a pending synchronous
+ * debit is refunded only once it is older than the render deadline plus 5 minutes (several
+ * processes share the table), and the cluster's poison-job limit is cluster-poison.slow.test.ts.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -2,6 +2,9 @@
  * Crash safety of queued generation (spec §3; DESIGN §2-§3): the real `platen serve` process is
  * killed with SIGKILL while 200 jobs are part done, started again on the same data dir, and every
  * job must complete with exactly one credit taken for it, none refunded, and a working result URL.
+ * On SQLite (the in-process queue, recovered at the restart), or with PLATEN_TEST_DATABASE_URL on a
+ * PostgreSQL database of its own (the pg-boss queue: the dead process's jobs come back when their
+ * lease, shortened here, runs out).
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { and, asc, count, eq, gt } from 'drizzle-orm';
+import { databaseUrlFor, dropDatabaseOf, TEST_DATABASE_URL, withStoredDatabase } from '../helpers/test-database.ts';
 import { killAllChildren, startChild, type Child } from '../helpers/child.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { closedPort } from '../helpers/webhook-receiver.ts';
@@ -20,8 +24,11 @@ const JOBS = 200;
 const CREDITS = 300;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'platen-crash-'));
+/** PostgreSQL mode: the database of this run, and a lease short enough to wait for. */
+let databaseEnv: Record<string, string> = {};
 after(async () => {
   await killAllChildren();
+  await dropDatabaseOf(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -29,7 +36,7 @@ after(async () => {
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PLATEN_') && k !== 'PORT' && k !== 'HOST') base[k] = v;
-  return { ...base, PLATEN_DATA_DIR: dataDir, PLATEN_SEED_DEMO: 'false', ...extra };
+  return { ...base, PLATEN_DATA_DIR: dataDir, PLATEN_SEED_DEMO: 'false', ...databaseEnv, ...extra };
 }
 
 function serve(port: number): Child {
@@ -84,6 +91,9 @@ async function pool<T, R>(items: T[], width: number, fn: (item: T, index: number
 }
 
 test('SIGKILL with 200 jobs in flight: after a restart every job completes, paid for exactly once', async (t) => {
+  if (TEST_DATABASE_URL) {
+    databaseEnv = { PLATEN_DATABASE_URL: await databaseUrlFor(dataDir), PLATEN_DATABASE_POOL_SIZE: '4', PLATEN_RENDER_TIMEOUT_MS: '20000', PLATEN_JOB_LEASE_MS: '21000' };
+  }
   // A team through the CLI, on the data dir the server will use.
   const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'teams', 'create', '--name', 'crash', '--credits', String(CREDITS), '--json'], {
     cwd: ROOT,
@@ -137,11 +147,9 @@ test('SIGKILL with 200 jobs in flight: after a restart every job completes, paid
   assert.equal(killed.signal, 'SIGKILL');
 
   // What the crash left behind (a read-only look at the database while no server runs).
-  const crashed = new Database(join(dataDir, 'platen.db'), { readonly: true });
-  const left = Object.fromEntries(
-    (crashed.prepare('SELECT status, count(*) AS n FROM jobs GROUP BY status').all() as { status: string; n: number }[]).map((r) => [r.status, r.n]),
+  const left = await withStoredDatabase(dataDir, async ({ orm, t: { jobs } }) =>
+    Object.fromEntries((await orm.select({ status: jobs.status, n: count() }).from(jobs).groupBy(jobs.status)).map((r) => [r.status, r.n])),
   ) as Record<string, number>;
-  crashed.close();
   t.diagnostic(`completed when killed: ${doneBeforeKill}; jobs left by the crash: ${JSON.stringify(left)}`);
   assert.ok((left.completed ?? 0) >= doneBeforeKill && (left.completed ?? 0) < JOBS, `after the kill: ${JSON.stringify(left)}`);
   assert.equal((left.completed ?? 0) + (left.pending ?? 0) + (left.processing ?? 0), JOBS, `after the kill: ${JSON.stringify(left)}`);
@@ -180,21 +188,19 @@ test('SIGKILL with 200 jobs in flight: after a restart every job completes, paid
   // Stop it cleanly, then check the ledger on disk.
   const stopped = await child.stop('SIGTERM', 15_000);
   assert.equal(stopped.code, 0, `clean shutdown: ${child.stderr().slice(-1000)}`);
-  const db = new Database(join(dataDir, 'platen.db'), { readonly: true });
-  try {
-    const tx = db.prepare('SELECT reason, delta, job_id FROM credit_transactions WHERE team_id = ? ORDER BY id').all(teamId) as { reason: string; delta: number; job_id: string | null }[];
+  await withStoredDatabase(dataDir, async ({ orm, t: tb }) => {
+    const tx = await orm.select({ reason: tb.creditTransactions.reason, delta: tb.creditTransactions.delta, jobId: tb.creditTransactions.jobId }).from(tb.creditTransactions).where(eq(tb.creditTransactions.teamId, teamId)).orderBy(asc(tb.creditTransactions.id));
     const generation = tx.filter((t) => t.reason === 'generation');
     assert.equal(generation.length, JOBS, 'exactly one debit per job');
     assert.ok(generation.every((t) => t.delta === -1));
-    assert.deepEqual(generation.map((t) => t.job_id).sort(), [...ids].sort(), 'one debit for each job id');
+    assert.deepEqual(generation.map((t) => t.jobId).sort(), [...ids].sort(), 'one debit for each job id');
     assert.equal(tx.filter((t) => t.reason === 'refund').length, 0, 'no refunds');
-    assert.equal((db.prepare('SELECT credits FROM teams WHERE id = ?').get(teamId) as { credits: number }).credits, CREDITS - JOBS);
-    const reruns = (db.prepare('SELECT count(*) AS n FROM jobs WHERE team_id = ? AND attempts > 1').get(teamId) as { n: number }).n;
+    const [team] = await orm.select({ credits: tb.teams.credits }).from(tb.teams).where(eq(tb.teams.id, teamId));
+    assert.equal(team.credits, CREDITS - JOBS);
+    const [{ n: reruns }] = await orm.select({ n: count() }).from(tb.jobs).where(and(eq(tb.jobs.teamId, teamId), gt(tb.jobs.attempts, 1)));
     t.diagnostic(`jobs started more than once (interrupted by the kill): ${reruns}`);
     assert.equal(reruns, left.processing ?? 0, 'exactly the jobs caught processing were run again');
-    const statuses = db.prepare('SELECT status, count(*) AS n FROM jobs WHERE team_id = ? GROUP BY status').all(teamId);
+    const statuses = await orm.select({ status: tb.jobs.status, n: count() }).from(tb.jobs).where(eq(tb.jobs.teamId, teamId)).groupBy(tb.jobs.status);
     assert.deepEqual(statuses, [{ status: 'completed', n: JOBS }]);
-  } finally {
-    db.close();
-  }
+  });
 });
