@@ -58,7 +58,17 @@ export class ObjectPacker {
     this.d._finalize = () => this.finalize();
   }
 
-  /** Write `ref` (made by doc.ref, not ended) into an object stream instead of on its own. */
+  /**
+   * A new object to be packed: an object number and a pdfkit reference (written `n 0 R` where
+   * pdfkit's objects point to it) without the stream machinery of doc.ref's, which it never uses.
+   */
+  ref(data: Record<string, unknown>): PackRef {
+    const ref = Object.create(Object.getPrototypeOf(this.d._root) as object) as PackRef & { document: unknown };
+    Object.assign(ref, { id: this.d._offsets.push(null), gen: 0, data, document: this.d });
+    return ref;
+  }
+
+  /** Write `ref` (made by {@link ref}) into an object stream instead of on its own. */
   add(ref: PackRef): void {
     this.pending.push(ref);
     if (this.pending.length >= PER_STREAM) this.flush();
@@ -85,8 +95,6 @@ export class ObjectPacker {
     const head = `${offsets.join(' ')}\n`;
     stream.data.First = head.length;
     stream.end(deflateSync(Buffer.from(head + bodies.join('\n'), 'latin1'), { level: 1 }));
-    // The packed objects are written: pdfkit waits for each ref it made.
-    this.d._waiting -= refs.length;
   }
 
   /** pdfkit's end of file, with a cross-reference stream. */

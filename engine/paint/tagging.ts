@@ -97,7 +97,7 @@ export class Tagger {
     const owner = Tagger.owner(item);
     if (owner !== ARTIFACT && item.kind === 'text' && item.run.style.link) {
       this.close();
-      const link: Written = { ref: this.d.ref({ S: 'Link' }), kids: [] };
+      const link: Written = { ref: this.newRef({ S: 'Link' }), kids: [] };
       this.mark('Link', link);
       this.open = { link, parent: owner };
       const key = this.d.createStructParentTreeNextKey();
@@ -151,7 +151,7 @@ export class Tagger {
   endPage(): void {
     this.close();
     if (this.marks && this.packer) {
-      const array = this.d.ref({});
+      const array = this.newRef({});
       (array as { data: unknown }).data = this.marks;
       this.d.getStructParentTree().add(this.d.page.structParentTreeKey, array);
       this.packer.add(array as never);
@@ -163,9 +163,14 @@ export class Tagger {
   end(): void {
     this.close();
     const treeRoot = this.d.getStructTreeRoot();
-    const root = this.build(this.root, treeRoot) ?? this.write({ ref: this.d.ref({ S: 'Document' }), kids: [] }, treeRoot);
+    const root = this.build(this.root, treeRoot) ?? this.write({ ref: this.newRef({ S: 'Document' }), kids: [] }, treeRoot);
     treeRoot.data.K = [root.ref];
     this.packer?.flush();
+  }
+
+  /** An element's object: packed into an object stream, or written on its own by pdfkit. */
+  private newRef(data: Record<string, unknown>): Ref {
+    return this.packer ? (this.packer.ref(data) as unknown as Ref) : this.d.ref(data);
   }
 
   /** A marked-content sequence with the page's next MCID, owned by `el`. */
@@ -190,7 +195,7 @@ export class Tagger {
         if (node.colSpan) attrs.ColSpan = node.colSpan;
         data.A = attrs;
       }
-      el = { ref: this.d.ref(data), kids: [] };
+      el = { ref: this.newRef(data), kids: [] };
       this.elements.set(node, el);
     }
     return el;
