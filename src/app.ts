@@ -9,7 +9,7 @@ import { errorHandler, notFound } from './errors.ts';
 import { requestLog, type Logger } from './logger.ts';
 import { apiKeyAuth } from './middleware/api-key-auth.ts';
 import { authFailureLimit, authFailureLimiterFor } from './middleware/auth-failure-limit.ts';
-import { limitCounter } from './middleware/limit-store.ts';
+import { limitCounter, logLimitFailures } from './middleware/limit-store.ts';
 import { clientAddressResolver } from './middleware/client-address.ts';
 import { bodyLimit } from './middleware/body-limit.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
@@ -84,10 +84,11 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
 
   const v1 = newRouter();
   // Limits counted in PostgreSQL in cluster mode (one count per key for every process), in memory on SQLite.
-  const authFailures = authFailureLimit(authFailureLimiterFor(s.db, s.config.authFailLimit), clientAddressResolver(s.config.trustedProxies));
+  const limitFailed = logLimitFailures(s.log);
+  const authFailures = authFailureLimit(authFailureLimiterFor(s.db, s.config.authFailLimit, limitFailed), clientAddressResolver(s.config.trustedProxies));
   // Before the other /v1 routes: previews have their own rate limit instead of the API's.
   app.route('/v1/templates', previewRoutes(s, authFailures));
-  v1.use('*', authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit, counter: limitCounter(s.db), name: 'api' }));
+  v1.use('*', authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit, counter: limitCounter(s.db, 60_000, limitFailed), name: 'api' }));
   v1.route('/pdf', pdfRoutes(s));
   v1.route('/pdf', jobRoutes(s));
   v1.route('/image', imageRoutes(s));

@@ -76,8 +76,8 @@ export class SharedAuthFailureLimiter implements AuthFailureCounter {
 }
 
 /** A limiter of `limit` failures a minute for `db`: shared in PostgreSQL, in memory on SQLite. */
-export function authFailureLimiterFor(db: Db, limit: number): AuthFailureCounter {
-  return db.dialect === 'postgres' ? new SharedAuthFailureLimiter(limit, limitCounter(db)) : new AuthFailureLimiter(limit);
+export function authFailureLimiterFor(db: Db, limit: number, onError?: (err: unknown) => void): AuthFailureCounter {
+  return db.dialect === 'postgres' ? new SharedAuthFailureLimiter(limit, limitCounter(db, 60_000, onError)) : new AuthFailureLimiter(limit);
 }
 
 /**

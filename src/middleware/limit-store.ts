@@ -135,7 +135,57 @@ export class PostgresCounter implements LimitCounter {
   }
 }
 
-/** The counter for a database: shared in PostgreSQL, in this process's memory on SQLite. */
-export function limitCounter(db: Db, windowMs = 60_000): LimitCounter {
-  return db.dialect === 'postgres' ? new PostgresCounter(db, windowMs) : new MemoryCounter(windowMs);
+/**
+ * A shared counter that falls back to this process's memory while the shared one fails (the
+ * database cannot be reached, a statement times out): the limits then hold per process instead
+ * of for the cluster together. Neither a 500 for every request (a limit that takes the API down
+ * with the database) nor no limit at all. `onError` hears of each failure (the caller logs it).
+ */
+export class FallbackCounter implements LimitCounter {
+  private readonly local: MemoryCounter;
+
+  constructor(
+    private readonly shared: LimitCounter,
+    windowMs = 60_000,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {
+    this.local = new MemoryCounter(windowMs);
+  }
+
+  async hit(key: string): Promise<WindowCount> {
+    try {
+      return await this.shared.hit(key);
+    } catch (err) {
+      this.onError(err);
+      return this.local.hitNow(key);
+    }
+  }
+
+  async peek(key: string): Promise<WindowCount> {
+    try {
+      return await this.shared.peek(key);
+    } catch (err) {
+      this.onError(err);
+      return this.local.peekNow(key);
+    }
+  }
+}
+
+/**
+ * The counter for a database: shared in PostgreSQL (falling back to this process's memory while
+ * the database fails, `onError` told of each failure), in this process's memory on SQLite.
+ */
+export function limitCounter(db: Db, windowMs = 60_000, onError?: (err: unknown) => void): LimitCounter {
+  return db.dialect === 'postgres' ? new FallbackCounter(new PostgresCounter(db, windowMs), windowMs, onError) : new MemoryCounter(windowMs);
+}
+
+/** An `onError` for {@link limitCounter} that logs a failure at most once a minute. */
+export function logLimitFailures(log: { warn: (obj: object, msg: string) => void }): (err: unknown) => void {
+  let last = 0;
+  return (err) => {
+    const now = Date.now();
+    if (now - last < 60_000) return;
+    last = now;
+    log.warn({ err }, 'rate limit counters in the database failed: counting in this process until they answer again');
+  };
 }

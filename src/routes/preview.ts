@@ -9,7 +9,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Services } from '../app.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth.ts';
-import { limitCounter } from '../middleware/limit-store.ts';
+import { limitCounter, logLimitFailures } from '../middleware/limit-store.ts';
 import { rateLimit } from '../middleware/rate-limit.ts';
 import { previewBody, previewJson } from '../schemas/preview.ts';
 import { renderPreview } from '../services/preview.ts';
@@ -31,7 +31,7 @@ export function previewRoutes(s: Services, authFailures: MiddlewareHandler<AppEn
       'With `format` "png" the answer is one page (`page`, default 1) as a PNG image at `scale` pixels per point (default 2), painted from the same layout as the PDF. ' +
       'Previews have their own rate limit per API key (PLATEN_PREVIEW_RATE_LIMIT a minute, default 300) and do not count toward the API\'s.',
     security: [{ apiKey: [] }],
-    middleware: [authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.previewRateLimit, counter: limitCounter(s.db), name: 'preview' })] as const,
+    middleware: [authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.previewRateLimit, counter: limitCounter(s.db, 60_000, logLimitFailures(s.log)), name: 'preview' })] as const,
     request: { body: { required: true, content: json(previewBody) } },
     responses: {
       200: {

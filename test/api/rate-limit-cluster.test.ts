@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { MemoryCounter, PostgresCounter } from '../../src/middleware/limit-store.ts';
+import { FallbackCounter, MemoryCounter, PostgresCounter } from '../../src/middleware/limit-store.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { TEST_DIALECT } from '../helpers/test-database.ts';
 
@@ -101,6 +101,43 @@ describe('two nodes on one PostgreSQL database', { skip: onPostgres ? false : 'n
     for (const c of counts) assert.ok(c.resetMs > 0 && c.resetMs <= 60_000);
     assert.equal((await one.peek('test:concurrent')).count, 40);
     assert.equal((await two.peek('test:never')).count, 0);
+  });
+
+  test('while the counters table fails, each node counts in its own memory: no 500, the limit still holds per node', async () => {
+    const { apiKey } = await a.team(1);
+    // PostgreSQL only (this describe): a raw statement through drizzle's node-postgres handle.
+    const orm = a.server.services.db.orm as unknown as { execute(q: unknown): Promise<unknown> };
+    await orm.execute(sql`ALTER TABLE rate_limit_counters RENAME TO rate_limit_counters_away`);
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        const r = await a.api('GET', '/v1/account', apiKey);
+        statuses.push(r.status);
+        await r.arrayBuffer();
+      }
+      assert.deepEqual(statuses, [...Array(10).fill(200), 429, 429], 'the limit of 10 holds on the node, without the database');
+      const other = await b.api('GET', '/v1/account', apiKey);
+      assert.equal(other.status, 200, 'the other node counts its own requests');
+      assert.equal(other.headers.get('ratelimit-remaining'), '9');
+    } finally {
+      await orm.execute(sql`ALTER TABLE rate_limit_counters_away RENAME TO rate_limit_counters`);
+    }
+    // Back on the shared table: a fresh key counts there again.
+    const fresh = await a.team(1);
+    await a.api('GET', '/v1/account', fresh.apiKey).then((r) => r.arrayBuffer());
+    assert.equal((await b.api('GET', '/v1/account', fresh.apiKey)).headers.get('ratelimit-remaining'), '8');
+  });
+});
+
+describe('fallback counter', () => {
+  test('a failing shared counter falls back to memory and reports the failure', async () => {
+    const failing = { hit: async () => Promise.reject(new Error('db down')), peek: async () => Promise.reject(new Error('db down')) };
+    const errors: unknown[] = [];
+    const c = new FallbackCounter(failing, 60_000, (e) => errors.push(e));
+    assert.equal((await c.hit('k')).count, 1);
+    assert.equal((await c.hit('k')).count, 2);
+    assert.equal((await c.peek('k')).count, 2);
+    assert.equal(errors.length, 3);
   });
 });
 
