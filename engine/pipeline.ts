@@ -37,7 +37,7 @@ import { rootStyle, TextStyles } from './layout/style.ts';
 import { stampWatermark } from './layout/watermark.ts';
 import { anchorPages, collectHeadings, expandToc } from './layout/outline.ts';
 import { paintPdf, type Protection } from './paint/paint.ts';
-import { structNode, type StructNode, type TagContext } from './tags/struct.ts';
+import { headingOrderFault, structNode, type StructNode, type TagContext } from './tags/struct.ts';
 import type { ImageBytes } from './layout/images.ts';
 import { paintImage, type ImageFormat } from './raster/raster.ts';
 import type { PngEffort } from './raster/png.ts';
@@ -241,6 +241,8 @@ function layOutForOutput(template: Template, data: unknown, options: PipelineOpt
   const root = pdf && (pdfUa || template.tagged !== false) ? structNode('Document', null) : undefined;
   const tags = root && { root, context: { requireAlt: pdfUa, language: meta.language } };
   const laid = layoutDocument(template, data ?? {}, { fonts: options.fonts, limits, now, language: meta.language, warnings, images: options.images, tags });
+  const headings = pdfUa && root ? headingOrderFault(root) : null;
+  if (headings) throw new RenderError('TEMPLATE_INVALID', headings.message, headings.path);
   // watermark
   if (options.watermark !== undefined) stampWatermark(laid.pages, options.watermark, options.fonts, options.pdfVariant !== undefined, layoutDocument);
   return { laid, meta, now, tags: root, pdfUa };

@@ -75,7 +75,10 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
   }
   const own = node.lang !== undefined && node.lang !== inheritedLang(within, tags.language) ? { lang: node.lang } : undefined;
   let tag: ItemTag | undefined;
-  if ('text' in node) tag = structNode(role ? roleType(role) : headingOfStyles(node.style) ?? 'P', within, own);
+  if ('text' in node) {
+    const type = role ? roleType(role) : headingOfStyles(node.style) ?? 'P';
+    tag = structNode(type, within, type.charAt(0) === 'H' ? { ...own, path } : own);
+  }
   else if ('image' in node || 'qrcode' in node || 'barcode' in node) {
     const what = 'image' in node ? 'image' : 'qrcode' in node ? 'QR code' : 'barcode';
     if (tags.requireAlt) requireAlt(node.alt, what, path);

@@ -34,6 +34,8 @@ export interface StructNode {
   colSpan?: number;
   /** Kept even without content (table cells: the table's grid must stay whole). */
   keep?: boolean;
+  /** Template path of the node (headings: for the PDF/UA heading check). */
+  path?: string;
 }
 
 /** What a draw item belongs to: an element, or page furniture (header, footer, decoration). */
@@ -43,7 +45,7 @@ export type ItemTag = StructNode | typeof ARTIFACT;
 export const ARTIFACT = 'artifact' as const;
 
 /** A new element under `parent` (appended to its children), or a root when `parent` is null. */
-export function structNode(type: StructType, parent: StructNode | null, attrs?: Partial<Pick<StructNode, 'alt' | 'lang' | 'scope' | 'rowSpan' | 'colSpan' | 'keep'>>): StructNode {
+export function structNode(type: StructType, parent: StructNode | null, attrs?: Partial<Pick<StructNode, 'alt' | 'lang' | 'scope' | 'rowSpan' | 'colSpan' | 'keep' | 'path'>>): StructNode {
   const node: StructNode = { type, parent, children: [], ...attrs };
   if (parent) parent.children.push(node);
   return node;
@@ -96,6 +98,37 @@ export function inheritedLang(node: StructNode | null, documentLang: string | un
   return documentLang;
 }
 
+const HEADING_LEVEL: Partial<Record<StructType, number>> = { H1: 1, H2: 2, H3: 3, H4: 4, H5: 5, H6: 6 };
+
+/** Whether a heading at `level` may follow one at `previous` (0: none yet): H1 first, no level skipped going down. */
+function headingFault(previous: number, level: number): string | null {
+  if (previous === 0 && level !== 1) return `the first heading must be h1 (PDF/UA); this one is h${level}`;
+  if (previous > 0 && level > previous + 1) return `a heading may go down one level at a time (PDF/UA): h${level} follows h${previous}`;
+  return null;
+}
+
+/**
+ * The first heading of a structure tree that PDF/UA refuses (in reading order: the first must be
+ * H1, and a heading may be at most one level below the one before), with its template path.
+ */
+export function headingOrderFault(root: StructNode): PdfUaFault | null {
+  let previous = 0;
+  const walk = (node: StructNode): PdfUaFault | null => {
+    const level = HEADING_LEVEL[node.type];
+    if (level !== undefined) {
+      const message = headingFault(previous, level);
+      if (message) return { path: node.path ?? 'content', message };
+      previous = level;
+    }
+    for (const child of node.children) {
+      const f = walk(child);
+      if (f) return f;
+    }
+    return null;
+  };
+  return walk(root);
+}
+
 /** A reason a template cannot make a PDF/UA document, with its path in the template. */
 export interface PdfUaFault {
   readonly path: string;
@@ -114,6 +147,9 @@ export function pdfUaFaults(definition: unknown): PdfUaFault[] {
   const meta = (root.metadata ?? {}) as Record<string, unknown>;
   if (typeof meta.title !== 'string' || meta.title.trim() === '') faults.push({ path: 'metadata.title', message: 'PDF/UA needs a document title: set metadata.title' });
   if (typeof meta.language !== 'string' || meta.language === '') faults.push({ path: 'metadata.language', message: 'PDF/UA needs the document\'s language: set metadata.language (a BCP 47 tag such as "en")' });
+  const styles = (root.styles ?? {}) as Record<string, unknown>;
+  let previous = 0;
+  let headingDone = false;
   const walk = (v: unknown, path: string): void => {
     if (faults.length >= 100) return;
     if (Array.isArray(v)) {
@@ -125,7 +161,21 @@ export function pdfUaFaults(definition: unknown): PdfUaFault[] {
     if (o.role === 'artifact') return;
     const kind = typeof o.image === 'string' ? 'image' : typeof o.qrcode === 'string' ? 'QR code' : typeof o.barcode === 'string' ? 'barcode' : null;
     if (kind && o.alt === undefined) faults.push({ path: `${path}.alt`, message: `PDF/UA needs a text alternative for every ${kind}: give it "alt" (describe it; "alt": "" marks it as decoration)` });
-    for (const [k, x] of Object.entries(o)) if (typeof x === 'object') walk(x, `${path}.${k}`);
+    if ('text' in o && !headingDone) {
+      const role = typeof o.role === 'string' ? o.role : undefined;
+      const names = typeof o.style === 'string' ? [o.style] : Array.isArray(o.style) ? (o.style as unknown[]).filter((s): s is string => typeof s === 'string' && s in styles) : [];
+      const type = role && /^h[1-6]$/.test(role) ? (`H${role.charAt(1)}` as StructType) : role ? null : headingOfStyles(names);
+      const level = type ? HEADING_LEVEL[type] : undefined;
+      if (level !== undefined) {
+        const message = headingFault(previous, level);
+        if (message) {
+          faults.push({ path, message });
+          headingDone = true;
+        } else previous = level;
+      }
+    }
+    // (A text's spans are not nodes: a span styled h2 is no heading.)
+    for (const [k, x] of Object.entries(o)) if (typeof x === 'object' && k !== 'text') walk(x, `${path}.${k}`);
   };
   walk(root.content, 'content');
   return faults;

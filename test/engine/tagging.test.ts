@@ -214,6 +214,11 @@ test('PDF/UA: pdfuaid in the XMP; an image without alt names its path; title, la
   await assert.rejects(renderPdf({ ...STRUCTURED, metadata: { language: 'en' } }, {}, { now: NOW, pdfUa: true }), (e: unknown) => e instanceof RenderError && e.path === 'metadata.title');
   await assert.rejects(renderPdf({ ...STRUCTURED, metadata: { title: 'T' } }, {}, { now: NOW, pdfUa: true }), (e: unknown) => e instanceof RenderError && e.path === 'metadata.language');
   await assert.rejects(renderPdf(STRUCTURED, {}, { now: NOW, pdfUa: true, pdfVariant: 'pdf/a-1b' }), (e: unknown) => e instanceof RenderError && e.code === 'PDFA_CONFLICT' && e.path === 'pdf_ua');
+  // Headings: the first is h1, and none skips a level going down (role or a style named hN).
+  const headed = (content: unknown[]) => ({ ...STRUCTURED, content });
+  await assert.rejects(renderPdf(headed([{ text: 'Intro', role: 'h2' }]), {}, { now: NOW, pdfUa: true }), (e: unknown) => e instanceof RenderError && e.code === 'TEMPLATE_INVALID' && e.path === 'content[0]');
+  await assert.rejects(renderPdf(headed([{ text: 'A', role: 'h1' }, { stack: [{ text: 'B', style: 'h2' }, { text: 'C', role: 'h4' }] }]), {}, { now: NOW, pdfUa: true }), (e: unknown) => e instanceof RenderError && e.path === 'content[1].stack[1]');
+  await renderPdf(headed([{ text: 'A', role: 'h1' }, { text: 'B', style: 'h2' }, { text: 'C', role: 'h3' }, { text: 'D', role: 'h2' }]), {}, { now: NOW, pdfUa: true });
   // The template's pdfUa is the default; the option overrides it.
   await assert.rejects(renderPdf({ ...noAlt, pdfUa: true }, {}, { now: NOW }), (e: unknown) => e instanceof RenderError && e.code === 'TEMPLATE_INVALID');
   await renderPdf({ ...noAlt, pdfUa: true }, {}, { now: NOW, pdfUa: false });
