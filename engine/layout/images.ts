@@ -94,15 +94,30 @@ function decodeBytes(data: Buffer, limits: Limits, path: string): DecodedImage {
   if (!type || !size.width || !size.height) {
     throw new RenderError('IMAGE_INVALID', `image data is not a PNG, JPEG or SVG (detected ${size.type ?? 'nothing'})`, path);
   }
-  if (type === 'png' && !pixelDataInflates(data)) throw new RenderError('IMAGE_INVALID', 'PNG image data is corrupt (its IDAT chunks do not inflate)', path);
+  // The pixel limit before any pixel data is inflated: a small file may declare (and inflate to) gigabytes.
+  if (size.width * size.height > limits.maxImagePixels) {
+    throw new RenderError('LIMIT_EXCEEDED', `image has ${size.width}x${size.height} pixels, more than ${limits.maxImagePixels}`, path);
+  }
+  if (type === 'png' && !pixelDataInflates(data, rawSizeBound(size.width, size.height))) {
+    throw new RenderError('IMAGE_INVALID', 'PNG image data is corrupt (its IDAT chunks do not inflate to the size its header declares)', path);
+  }
   return { type, data, width: size.width, height: size.height };
 }
 
 /**
- * Whether a PNG's compressed pixel data (its IDAT chunks, joined) inflates. pdfkit inflates it
+ * The most bytes a PNG of `width` x `height` pixels inflates to: 8 bytes a pixel (16-bit RGBA)
+ * and a filter byte per scanline of each of the 7 interlace passes, with room to spare.
+ */
+function rawSizeBound(width: number, height: number): number {
+  return width * height * 8 + 8 * height + 4096;
+}
+
+/**
+ * Whether a PNG's compressed pixel data (its IDAT chunks, joined) inflates to at most `maxBytes`
+ * (more is a decompression bomb, never a real image of that size). pdfkit inflates it
  * only when painting, in a callback whose error nobody can catch; a corrupt image must fail here.
  */
-function pixelDataInflates(png: Buffer): boolean {
+function pixelDataInflates(png: Buffer, maxBytes: number): boolean {
   const parts: Buffer[] = [];
   for (let at = 8; at + 8 <= png.length; ) {
     const length = png.readUInt32BE(at);
@@ -110,7 +125,7 @@ function pixelDataInflates(png: Buffer): boolean {
     at += 12 + length;
   }
   try {
-    inflateSync(Buffer.concat(parts));
+    inflateSync(Buffer.concat(parts), { maxOutputLength: maxBytes });
     return parts.length > 0;
   } catch {
     return false;
