@@ -173,7 +173,8 @@ function prepareKind(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext
     };
   }
   if ('qrcode' in node) {
-    const size = node.size ?? 80;
+    // A QR code is square: `size`, else the smaller of width and height (both its own), else 80 pt.
+    const size = node.size ?? (node.width !== undefined || node.height !== undefined ? Math.min(node.width ?? Infinity, node.height ?? Infinity) : 80);
     const code = encodeCode('qrcode', node.qrcode, { eclevel: node.errorCorrection ?? 'M' }, `${path}.qrcode`);
     // Codes are scaled down to the room they get (known only when measured): no lower bound for the page estimate.
     return { kind: 'code', symbol: 'qrcode', path, style, code, width: size, height: size, caption: null, align: alignOf(style) };

@@ -150,7 +150,7 @@ export const PROPERTY_DOCS: Record<string, PropertyDoc> = {
 
   'qrcodeNode.alt': { description: `Text alternative read instead of the code; ${BOUND}. "" marks it as decoration. Required when the PDF is PDF/UA.`, examples: ['Pay invoice 2024-001 online', ''] },
   'qrcodeNode.qrcode': { description: `Text or URL to encode; ${BOUND}. Left out when the value is missing.`, examples: ['{{payLink}}'] },
-  'qrcodeNode.size': { description: 'Side of the square in points.', examples: [96], default: 80 },
+  'qrcodeNode.size': { description: 'Side of the square in points; without it the smaller of width and height (not both with size).', examples: [96], default: 80 },
   'qrcodeNode.errorCorrection': { description: 'Error correction level.', examples: ['M'], default: 'M' },
 
   'barcodeNode.alt': { description: `Text alternative read instead of the code; ${BOUND}. "" marks it as decoration. Required when the PDF is PDF/UA.`, examples: ['Article 4006381333931', ''] },

@@ -62,6 +62,7 @@ import { isLanguageTag } from './filters.ts';
 import { checkPath, checkString, closest, hasPlaceholder, isDangerousKey } from './placeholders.ts';
 import { tableGridIssues } from './table-grid.ts';
 import { linkIssues } from './links.ts';
+import { nodeIssues } from './node-checks.ts';
 
 /** The kind keys of nodes, in documentation order. */
 export const NODE_KINDS = [
@@ -977,7 +978,7 @@ export function parseTemplate(def: unknown, maxDepth: number = DEFAULT_LIMITS.ma
       }
     }
   }
-  if (errors.length === 0) errors.push(...linkIssues(def as Obj));
+  if (errors.length === 0) errors.push(...nodeIssues(def as Obj), ...linkIssues(def as Obj));
   if (errors.length > 0) return { ok: false, errors };
   const template = result.data as Template;
   if (cacheKey !== null) rememberParsed(cacheKey, template);

@@ -1,0 +1,98 @@
+/**
+ * Checks of a template that need more than one node at a time, run when it is validated (after
+ * the schema passed), so that nothing a template says is silently ignored:
+ * - a literal `id` may name one node only: a second node with the same id is a fault at its path
+ *   (nodes in the `then` and `else` of one `if` never render together and may share one);
+ * - `top`, `right`, `bottom`, `left` and `relativeTo` place a node only with
+ *   `"position": "absolute"` (its own or from its named styles): given without it they would do
+ *   nothing, so they are a fault at their path;
+ * - a QR code is square: `size`, or `width`/`height` (the smaller is its size), not both.
+ */
+import type { TemplateIssue } from './types.ts';
+
+type Obj = Record<string, unknown>;
+
+const KIND_KEYS = ['text', 'image', 'table', 'columns', 'stack', 'list', 'qrcode', 'barcode', 'line', 'spacer', 'pageBreak', 'toc', 'each', 'if'];
+const OFFSET_KEYS = ['top', 'right', 'bottom', 'left', 'relativeTo'] as const;
+
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** A node of the content tree (not a table spec, a border, a margin, ...). */
+const isNode = (o: Obj): boolean => KIND_KEYS.some((k) => Object.hasOwn(o, k)) && !Object.hasOwn(o, 'rows');
+
+/**
+ * Faults of `def` (a definition that passed the schema: plain JSON, bounded depth): duplicate
+ * literal ids (at the later node's `id`) and offsets without absolute position, in document order.
+ */
+export function nodeIssues(def: Obj): TemplateIssue[] {
+  const issues: TemplateIssue[] = [];
+  const styles = isObj(def.styles) ? def.styles : {};
+  const seen = new Map<string, string>();
+  for (const key of ['background', 'header', 'content', 'footer']) {
+    if (def[key] !== undefined) merge(seen, walk(def[key], key, styles, issues), issues);
+  }
+  return issues;
+}
+
+/** Adds the ids of `more` to `into`, a fault for each one `into` already has. */
+function merge(into: Map<string, string>, more: Map<string, string>, issues: TemplateIssue[]): void {
+  for (const [id, path] of more) {
+    const first = into.get(id);
+    if (first === undefined) into.set(id, path);
+    else issues.push({ path, message: `the id ${JSON.stringify(id)} is already the id of ${first.replace(/\.id$/, '')}; ids must be unique in a template` });
+  }
+}
+
+/** The ids under `value` (id -> path of the `id`), reporting duplicates inside it. */
+function walk(value: unknown, path: string, styles: Obj, issues: TemplateIssue[]): Map<string, string> {
+  const ids = new Map<string, string>();
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => merge(ids, walk(v, `${path}[${i}]`, styles, issues), issues));
+    return ids;
+  }
+  if (!isObj(value)) return ids;
+  if (isNode(value)) {
+    if (typeof value.id === 'string') ids.set(value.id, `${path}.id`);
+    offsetIssues(value, path, styles, issues);
+    if (Object.hasOwn(value, 'qrcode') && value.size !== undefined) {
+      const k = value.width !== undefined ? 'width' : value.height !== undefined ? 'height' : null;
+      if (k) issues.push({ path: `${path}.${k}`, message: `a QR code is square: give its "size", or "width" and "height" (it takes the smaller), not both` });
+    }
+  }
+  const exclusive = Object.hasOwn(value, 'if') && (Object.hasOwn(value, 'then') || Object.hasOwn(value, 'else'));
+  for (const [k, v] of Object.entries(value)) {
+    if (v === null || typeof v !== 'object') continue;
+    if (exclusive && k === 'else') continue; // merged with `then` below
+    if (exclusive && k === 'then') {
+      const both = walk(v, `${path}.then`, styles, issues);
+      for (const [id, p] of walk(value.else, `${path}.else`, styles, issues)) if (!both.has(id)) both.set(id, p);
+      merge(ids, both, issues);
+      continue;
+    }
+    merge(ids, walk(v, `${path}.${k}`, styles, issues), issues);
+  }
+  if (exclusive && !Object.hasOwn(value, 'then')) merge(ids, walk(value.else, `${path}.else`, styles, issues), issues);
+  return ids;
+}
+
+/** A fault for offsets of node `o` that its position (own or from its styles) makes do nothing. */
+function offsetIssues(o: Obj, path: string, styles: Obj, issues: TemplateIssue[]): void {
+  const names = typeof o.style === 'string' ? [o.style] : Array.isArray(o.style) ? o.style.filter((n): n is string => typeof n === 'string') : [];
+  const from: Record<string, string> = {};
+  let position: unknown;
+  for (const name of names) {
+    const s = styles[name];
+    if (!isObj(s)) continue;
+    if (s.position !== undefined) position = s.position;
+    for (const k of OFFSET_KEYS) if (s[k] !== undefined) from[k] = `${path}.style`;
+  }
+  if (o.position !== undefined) position = o.position;
+  for (const k of OFFSET_KEYS) if (o[k] !== undefined) from[k] = `${path}.${k}`;
+  if (position === 'absolute') return;
+  for (const k of OFFSET_KEYS) {
+    const at = from[k];
+    if (at === undefined) continue;
+    const whence = at.endsWith('.style') ? ` (from its style)` : '';
+    issues.push({ path: at, message: `"${k}"${whence} places a node only with "position": "absolute", which this node does not have: add "position": "absolute" or remove "${k}"` });
+    return; // one fault per node is enough
+  }
+}
