@@ -74,6 +74,10 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
     }
   }
   const own = node.lang !== undefined && node.lang !== inheritedLang(within, tags.language) ? { lang: node.lang } : undefined;
+  // A Figure needs a text alternative under PDF/UA, and only images and codes have `alt`.
+  if (role === 'figure' && tags.requireAlt && !('image' in node || 'qrcode' in node || 'barcode' in node)) {
+    throw new RenderError('TEMPLATE_INVALID', 'PDF/UA: a figure needs a text alternative, and only image, qrcode and barcode nodes take "alt"; leave out "role": "figure" here', `${path}.role`);
+  }
   let tag: ItemTag | undefined;
   if ('text' in node) {
     const type = role ? roleType(role) : headingOfStyles(node.style) ?? 'P';

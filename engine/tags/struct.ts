@@ -160,6 +160,7 @@ export function pdfUaFaults(definition: unknown): PdfUaFault[] {
     const o = v as Record<string, unknown>;
     if (o.role === 'artifact') return;
     const kind = typeof o.image === 'string' ? 'image' : typeof o.qrcode === 'string' ? 'QR code' : typeof o.barcode === 'string' ? 'barcode' : null;
+    if (!kind && o.role === 'figure') faults.push({ path: `${path}.role`, message: 'PDF/UA: a figure needs a text alternative, and only image, qrcode and barcode nodes take "alt"; leave out "role": "figure" here' });
     if (kind && o.alt === undefined) faults.push({ path: `${path}.alt`, message: `PDF/UA needs a text alternative for every ${kind}: give it "alt" (describe it; "alt": "" marks it as decoration)` });
     if ('text' in o && !headingDone) {
       const role = typeof o.role === 'string' ? o.role : undefined;

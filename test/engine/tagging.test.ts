@@ -219,6 +219,8 @@ test('PDF/UA: pdfuaid in the XMP; an image without alt names its path; title, la
   await assert.rejects(renderPdf(headed([{ text: 'Intro', role: 'h2' }]), {}, { now: NOW, pdfUa: true }), (e: unknown) => e instanceof RenderError && e.code === 'TEMPLATE_INVALID' && e.path === 'content[0]');
   await assert.rejects(renderPdf(headed([{ text: 'A', role: 'h1' }, { stack: [{ text: 'B', style: 'h2' }, { text: 'C', role: 'h4' }] }]), {}, { now: NOW, pdfUa: true }), (e: unknown) => e instanceof RenderError && e.path === 'content[1].stack[1]');
   await renderPdf(headed([{ text: 'A', role: 'h1' }, { text: 'B', style: 'h2' }, { text: 'C', role: 'h3' }, { text: 'D', role: 'h2' }]), {}, { now: NOW, pdfUa: true });
+  // A figure role on a node without alt.
+  await assert.rejects(renderPdf(headed([{ stack: [{ text: 'chart' }], role: 'figure' }]), {}, { now: NOW, pdfUa: true }), (e: unknown) => e instanceof RenderError && e.path === 'content[0].role');
   // The template's pdfUa is the default; the option overrides it.
   await assert.rejects(renderPdf({ ...noAlt, pdfUa: true }, {}, { now: NOW }), (e: unknown) => e instanceof RenderError && e.code === 'TEMPLATE_INVALID');
   await renderPdf({ ...noAlt, pdfUa: true }, {}, { now: NOW, pdfUa: false });
