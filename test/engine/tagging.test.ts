@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, PDFHexString, type PDFObject } from 'pdf-lib';
+import fc from 'fast-check';
 import { renderPdf, RenderError } from '../../engine/index.ts';
 import { alphaPngDataUri } from '../helpers/images.ts';
 
@@ -224,6 +225,45 @@ test('PDF/UA: pdfuaid in the XMP; an image without alt names its path; title, la
   // The template's pdfUa is the default; the option overrides it.
   await assert.rejects(renderPdf({ ...noAlt, pdfUa: true }, {}, { now: NOW }), (e: unknown) => e instanceof RenderError && e.code === 'TEMPLATE_INVALID');
   await renderPdf({ ...noAlt, pdfUa: true }, {}, { now: NOW, pdfUa: false });
+});
+
+test('property: a table of any shape is tagged whole: one TR per row, its cells (with ColSpan) cover every column, header cells TH', async () => {
+  // A row: cells with column spans that add up to the table's width.
+  const row = (width: number) =>
+    fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: width }).map((spans) => {
+      const cells: { text: string; colSpan?: number }[] = [];
+      let left = width;
+      for (const s of spans) {
+        if (left === 0) break;
+        const span = Math.min(s, left);
+        cells.push(span > 1 ? { text: `c${cells.length}`, colSpan: span } : { text: `c${cells.length}` });
+        left -= span;
+      }
+      return cells; // a short row is filled with empty cells
+    });
+  const table = fc.integer({ min: 1, max: 5 }).chain((width) =>
+    fc.record({ width: fc.constant(width), header: fc.array(row(width), { maxLength: 2 }), rows: fc.array(row(width), { minLength: 1, maxLength: 6 }) }),
+  );
+  await fc.assert(
+    fc.asyncProperty(table, async (t) => {
+      const { pdf } = await renderPdf({ content: [{ table: { columns: Array(t.width).fill('*'), header: t.header, rows: t.rows } }] }, {}, { now: NOW });
+      const { root } = await structTree(pdf);
+      assert.ok(root);
+      const [tbl] = find(root, 'Table');
+      const sections = tbl.kids.map((k) => k.type);
+      assert.deepEqual(sections, [...(t.header.length > 0 ? ['THead'] : []), 'TBody']);
+      const rowsOf = (i: number) => tbl.kids[i].kids;
+      const all = [...(t.header.length > 0 ? rowsOf(0) : []), ...rowsOf(sections.length - 1)];
+      assert.equal(all.length, t.header.length + t.rows.length);
+      all.forEach((tr, r) => {
+        assert.equal(tr.type, 'TR');
+        const width = tr.kids.reduce((n, cell) => n + Number(cell.attrs.ColSpan ?? 1), 0);
+        assert.equal(width, t.width, `row ${r} covers every column`);
+        for (const cell of tr.kids) assert.equal(cell.type, r < t.header.length ? 'TH' : 'TD');
+      });
+    }),
+    { numRuns: 12 },
+  );
 });
 
 const example = (name: string) => ({
