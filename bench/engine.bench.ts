@@ -7,6 +7,7 @@
  *   npm run bench                    full run (RSS flatness over 2,000 invoices)
  *   npm run bench -- --quick         short run (smoke check), writes nothing
  *   npm run bench -- --long          RSS flatness over 10,000 invoices
+ *   npm run bench -- --flat N        RSS flatness over N invoices (and N/10 reports)
  *   tsx bench/engine.bench.ts --invoice-only [--varied]   only Platen's invoice task (with
  *       --varied: different data every render); prints its figures as JSON and writes nothing
  *       (bench/http.bench.ts)
@@ -63,6 +64,7 @@ type Child = {
   docsPerSecond: number;
   meanMs: number;
   p50Ms: number;
+  cpuMsPerRender: number;
   loadMs: number;
   firstRenderMs: number;
   rssAfterFirstMB: number;
@@ -96,7 +98,8 @@ for (const doc of documents) {
   runs[doc].platenRepeated = child(['--engine', 'platen', '--doc', doc, '--data', 'repeated', ...timing]);
 }
 // RSS over many renders, varied data (the caches fill up to their budgets and stay there).
-const flatRenders = quick ? 100 : process.argv.includes('--long') ? 10_000 : 2_000;
+const flatArg = process.argv.indexOf('--flat');
+const flatRenders = flatArg >= 0 ? Number(process.argv[flatArg + 1]) : quick ? 100 : process.argv.includes('--long') ? 10_000 : 2_000;
 const flat = {
   invoice: child(['--engine', 'platen', '--doc', 'invoice', '--renders', String(flatRenders), '--warmup', '0']),
   report: child(['--engine', 'platen', '--doc', 'report', '--renders', String(Math.max(20, flatRenders / 10)), '--warmup', '0']),
@@ -111,6 +114,7 @@ const summary = (r: Child) => ({
   pagesPerSecond: round(r.docsPerSecond * r.pages),
   meanMs: r.meanMs,
   p50Ms: r.p50Ms,
+  cpuMsPerRender: r.cpuMsPerRender,
   pages: r.pages,
   loadMs: r.loadMs,
   firstRenderMs: r.firstRenderMs,
@@ -126,6 +130,9 @@ const results = documents.map((doc) => {
     pdfmake: summary(r.pdfmake),
     ratioTypst: round(r.platen.docsPerSecond / r.typst.docsPerSecond),
     ratioPdfmake: round(r.platen.docsPerSecond / r.pdfmake.docsPerSecond),
+    // The same ratios by CPU time per render (all threads of each process): steadier under load.
+    ratioTypstCpu: round(r.typst.cpuMsPerRender / r.platen.cpuMsPerRender),
+    ratioPdfmakeCpu: round(r.pdfmake.cpuMsPerRender / r.platen.cpuMsPerRender),
     variedToRepeated: round(r.platen.docsPerSecond / r.platenRepeated.docsPerSecond),
     caches: r.platen.caches,
   };
@@ -137,6 +144,7 @@ for (const r of results) {
   console.log(
     `${r.document.padEnd(9)} ${String(r.pages).padStart(5)}  ${String(r.platen.docsPerSecond).padStart(13)}  ${String(r.typst.docsPerSecond).padStart(12)}  ${String(r.pdfmake.docsPerSecond).padStart(14)}  ${`${r.ratioTypst}x`.padStart(6)}  ${`${r.ratioPdfmake}x`.padStart(8)}  ${`${r.platen.maxRssMB} / ${r.typst.maxRssMB} / ${r.pdfmake.maxRssMB}`.padStart(34)}  ${r.platen.firstRenderMs} / ${r.typst.firstRenderMs} / ${r.pdfmake.firstRenderMs}`,
   );
+  console.log(`          CPU ms per render (platen/typst/pdfmake): ${r.platen.cpuMsPerRender} / ${r.typst.cpuMsPerRender} / ${r.pdfmake.cpuMsPerRender}: /typst ${r.ratioTypstCpu}x, /pdfmake ${r.ratioPdfmakeCpu}x`);
   console.log(`          same data every render: platen ${r.platen.repeatedDocsPerSecond} docs/s (varied/repeated ${r.variedToRepeated})`);
 }
 for (const [doc, r] of Object.entries(flat)) {
