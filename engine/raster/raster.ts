@@ -61,7 +61,7 @@ export function pixelSize(page: Pick<Page, 'width' | 'height'>, scale: number): 
 const glyphPaths = new WeakMap<Glyph, SkiaPath>();
 // Code rectangles as one path in module units, once per code (one path: no seams between bars).
 const barPaths = new WeakMap<readonly number[], SkiaPath>();
-// Decoded images, once per source image.
+// Small decoded raster images, kept per source image (see KEEP_PIXELS).
 const decoded = new WeakMap<DecodedImage, SkiaImage>();
 
 function cssColor(c: RGB): string {
@@ -76,6 +76,8 @@ export class RasterPainter {
   constructor(
     readonly ctx: Ctx,
     scale: number,
+    /** The render's decoded images. */
+    readonly pictures: Pictures,
   ) {
     this.ctm = [scale, 0, 0, scale, 0, 0];
   }
@@ -235,7 +237,7 @@ const DRAWERS: Drawers = {
   },
 
   image: (p, item) => {
-    const img = skiaImage(item, p.matrix);
+    const img = p.pictures.of(item, p.matrix);
     const ctx = p.ctx;
     p.use();
     if (item.clip) {
@@ -260,14 +262,24 @@ const DRAWERS: Drawers = {
 
 /** Largest side of an SVG image rasterized for one use, pixels. */
 const MAX_SVG_SIDE = 8192;
+/**
+ * Decoded pictures of at most this many pixels (4 MB each) are kept for later renders; larger
+ * ones are decoded for the render that draws them and let go after it, so the native memory
+ * they hold (outside the engine's cache budgets) does not pile up in a long-lived thread.
+ */
+const KEEP_PIXELS = 1_000_000;
 
 /**
  * Pixel size at which an SVG image is rasterized for one use: its box through the transform, so
- * the vectors are drawn sharp at the output's resolution rather than scaled up.
+ * the vectors are drawn sharp at the output's resolution rather than scaled up; at most
+ * `maxArea` pixels (the output's) and MAX_SVG_SIDE a side.
  */
-function svgPixels(item: Extract<DrawItem, { kind: 'image' }>, m: Matrix): { w: number; h: number } {
-  const w = Math.min(MAX_SVG_SIDE, Math.max(1, Math.ceil(item.w * Math.hypot(m[0], m[1]))));
-  const h = Math.min(MAX_SVG_SIDE, Math.max(1, Math.ceil(item.h * Math.hypot(m[2], m[3]))));
+function svgPixels(item: Extract<DrawItem, { kind: 'image' }>, m: Matrix, maxArea: number): { w: number; h: number } {
+  let w = Math.max(1, item.w * Math.hypot(m[0], m[1]));
+  let h = Math.max(1, item.h * Math.hypot(m[2], m[3]));
+  const shrink = Math.min(1, Math.sqrt(maxArea / (w * h)), MAX_SVG_SIDE / w, MAX_SVG_SIDE / h);
+  w = Math.max(1, Math.ceil(w * shrink));
+  h = Math.max(1, Math.ceil(h * shrink));
   return { w, h };
 }
 
@@ -275,14 +287,24 @@ function svgKey(size: { w: number; h: number }): string {
   return `${size.w}x${size.h}`;
 }
 
-/** An image decoded beforehand by {@link decodeImages}. */
-function skiaImage(item: Extract<DrawItem, { kind: 'image' }>, m: Matrix): SkiaImage {
-  const img = item.image.type === 'svg' ? svgDecoded.get(item.image)?.get(svgKey(svgPixels(item, m))) : decoded.get(item.image);
-  if (!img) throw new RenderError('RENDER_ERROR', 'an image was drawn before it was decoded');
-  return img;
+/** The decoded pictures one render draws: raster images by source, SVG images by source and pixel size. */
+export class Pictures {
+  readonly raster = new Map<DecodedImage, SkiaImage>();
+  readonly svg = new Map<DecodedImage, Map<string, SkiaImage>>();
+  constructor(
+    /** Pixels of the output: the most an SVG image is rasterized at. */
+    readonly maxArea: number,
+  ) {}
+
+  /** The picture of an image item drawn through `m`. */
+  of(item: Extract<DrawItem, { kind: 'image' }>, m: Matrix): SkiaImage {
+    const img = item.image.type === 'svg' ? this.svg.get(item.image)?.get(svgKey(svgPixels(item, m, this.maxArea))) : this.raster.get(item.image);
+    if (!img) throw new RenderError('RENDER_ERROR', 'an image was drawn before it was decoded');
+    return img;
+  }
 }
 
-// SVG images rasterized by Skia, per image and pixel size.
+// Small SVG images rasterized by Skia, kept per image and pixel size.
 const svgDecoded = new WeakMap<DecodedImage, Map<string, SkiaImage>>();
 
 /** Every image use of the items (inside groups too), with the transform it is drawn through. */
@@ -307,35 +329,54 @@ async function decode(bytes: Buffer, type: string): Promise<SkiaImage> {
   return img;
 }
 
+/** An SVG document with its root's width and height set to `size` pixels (the viewBox scales the drawing to them). */
+function sizedSvg(data: Buffer, size: { w: number; h: number }): Buffer {
+  const text = data.toString('utf8');
+  const root = /<((?:[A-Za-z_][\w.-]*:)?svg)(\s[^>]*?)?(\/?)>/.exec(text);
+  if (!root) return data;
+  const attrs = (root[2] ?? '').replace(/\s(width|height|preserveAspectRatio)\s*=\s*("[^"]*"|'[^']*')/g, '');
+  // The box is filled as the PDF paint fills it: the layout gave it the image's aspect.
+  return Buffer.from(`${text.slice(0, root.index)}<${root[1]}${attrs} width="${size.w}" height="${size.h}" preserveAspectRatio="none"${root[3]}>${text.slice(root.index + root[0].length)}`, 'utf8');
+}
+
 /**
  * Decode the page's images with Skia (decoding is asynchronous): a raster image once per source,
- * an SVG document once per source and pixel size it is drawn at (its root's width and height,
- * written in points by layout/svg.ts, set to those pixels; the viewBox scales the drawing).
+ * an SVG document once per source and pixel size it is drawn at (written by layout/svg.ts with
+ * width and height in points and a viewBox); small pictures are kept for later renders.
  * @throws RenderError IMAGE_INVALID for bytes Skia cannot decode.
  */
-async function decodeImages(page: Page, scale: number): Promise<void> {
+async function decodeImages(page: Page, scale: number, maxArea: number): Promise<Pictures> {
+  const pictures = new Pictures(maxArea);
   for (const { item, m } of imageUses(page.items, [scale, 0, 0, scale, 0, 0], [])) {
     const image = item.image;
     if (image.type !== 'svg') {
-      if (!decoded.has(image)) decoded.set(image, await decode(image.data, image.type));
+      if (pictures.raster.has(image)) continue;
+      let img = decoded.get(image);
+      if (!img) {
+        img = await decode(image.data, image.type);
+        if (img.width * img.height <= KEEP_PIXELS) decoded.set(image, img);
+      }
+      pictures.raster.set(image, img);
       continue;
     }
-    let sizes = svgDecoded.get(image);
-    if (!sizes) svgDecoded.set(image, (sizes = new Map()));
-    const size = svgPixels(item, m);
+    const size = svgPixels(item, m, maxArea);
     const key = svgKey(size);
+    let sizes = pictures.svg.get(image);
+    if (!sizes) pictures.svg.set(image, (sizes = new Map()));
     if (sizes.has(key)) continue;
-    const text = image.data.toString('utf8');
-    const root = /<((?:[A-Za-z_][\w.-]*:)?svg)(\s[^>]*?)?(\/?)>/.exec(text);
-    let sized = text;
-    if (root) {
-      const attrs = (root[2] ?? '').replace(/\s(width|height|preserveAspectRatio)\s*=\s*("[^"]*"|'[^']*')/g, '');
-      // The box is filled as the PDF paint fills it: the layout gave it the image's aspect.
-      sized = `${text.slice(0, root.index)}<${root[1]}${attrs} width="${size.w}" height="${size.h}" preserveAspectRatio="none"${root[3]}>${text.slice(root.index + root[0].length)}`;
+    let kept = svgDecoded.get(image);
+    let img = kept?.get(key);
+    if (!img) {
+      img = await decode(sizedSvg(image.data, size), 'svg');
+      if (size.w * size.h <= KEEP_PIXELS) {
+        if (!kept) svgDecoded.set(image, (kept = new Map()));
+        if (kept.size >= 8) kept.clear();
+        kept.set(key, img);
+      }
     }
-    if (sizes.size >= 8) sizes.clear();
-    sizes.set(key, await decode(Buffer.from(sized, 'utf8'), 'svg'));
+    sizes.set(key, img);
   }
+  return pictures;
 }
 
 /** A rectangle's path (points), its corners rounded by `radius` (at most half the shorter side), as the PDF paint draws it. */
@@ -438,14 +479,14 @@ export async function paintImage(page: Page, options: RasterOptions): Promise<Pa
     );
   }
   const { createCanvas } = canvasModule();
-  await decodeImages(page, options.scale);
+  const pictures = await decodeImages(page, options.scale, width * height);
   const canvas: Canvas = canvasOf(width, height, createCanvas);
   const ctx = canvas.getContext('2d');
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.globalAlpha = 1;
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, width, height);
-  const painter = new RasterPainter(ctx, options.scale);
+  const painter = new RasterPainter(ctx, options.scale, pictures);
   painter.within(null, null, page.items);
   // The page is opaque (white paper): an RGB PNG from the raw pixels, faster and smaller than Skia's RGBA one.
   const bytes = options.format === 'jpeg' ? canvas.encodeSync('jpeg', options.quality ?? 90) : encodeOpaquePng(canvas.data(), width, height, options.effort);
