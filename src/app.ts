@@ -15,7 +15,7 @@ import { bodyLimit } from './middleware/body-limit.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import type { RenderPool } from './render/pool.ts';
 import { accountRoutes } from './routes/account.ts';
-import { assetRoutes } from './routes/assets.ts';
+import { ASSET_UPLOAD_FRAMING_BYTES, assetRoutes } from './routes/assets.ts';
 import type { ImageResolver } from './services/image-sources.ts';
 import type { BlobStore } from './storage/index.ts';
 import { cdnRoutes } from './routes/cdn.ts';
@@ -76,7 +76,9 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   app.onError(errorHandler((err) => s.log.error({ err }, 'unhandled error')));
   app.notFound(notFound);
   app.use('*', requestLog(s.log));
-  app.use('*', bodyLimit({ maxBytes: s.config.maxBodyBytes }));
+  // An asset upload has a limit of its own (PLATEN_ASSET_MAX_BYTES and the multipart framing), refused before it is read.
+  const uploadLimit = { maxBytes: s.config.assetMaxBytes + ASSET_UPLOAD_FRAMING_BYTES, what: '(PLATEN_ASSET_MAX_BYTES and the multipart framing)' };
+  app.use('*', bodyLimit({ maxBytes: s.config.maxBodyBytes, routeLimit: (method, path) => (method === 'POST' && /^\/v1\/assets\/?$/.test(path) ? uploadLimit : undefined) }));
   app.route('/', studioRoutes());
   systemRoutes(app, s);
   app.route('/cdn', cdnRoutes(s));

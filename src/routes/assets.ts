@@ -11,6 +11,9 @@ import { createAsset, deleteAsset, listAssets, toAssetJson } from '../services/a
 import { StorageFailure } from '../storage/store.ts';
 import { authErrors, errorResponse, json, newRouter } from './router.ts';
 
+/** Bytes an asset upload may have besides the file itself (multipart boundaries and part headers). */
+export const ASSET_UPLOAD_FRAMING_BYTES = 64 * 1024;
+
 const upload = createRoute({
   method: 'post',
   path: '/',
@@ -23,7 +26,7 @@ const upload = createRoute({
   responses: {
     201: { description: 'stored', content: json(assetJson) },
     400: errorResponse('no `file` field, an empty or too large file, or not a PNG, JPEG or SVG (VALIDATION_ERROR)'),
-    413: errorResponse('the request body is larger than PLATEN_MAX_BODY_BYTES'),
+    413: errorResponse('the request body is larger than PLATEN_ASSET_MAX_BYTES and 64 KiB of multipart framing: refused before it is read (PAYLOAD_TOO_LARGE)'),
     415: errorResponse('the body is not multipart/form-data'),
     ...authErrors,
   },
