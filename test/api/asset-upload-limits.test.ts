@@ -65,7 +65,7 @@ test('an asset larger than PLATEN_MAX_BODY_BYTES but within PLATEN_ASSET_MAX_BYT
   const png = encodePng(200, 190, () => [noise(), noise(), noise(), 255]);
   assert.ok(png.length > 100_000 && png.length < ASSET_MAX, `png ${png.length} bytes`);
   const form = new FormData();
-  form.append('file', new Blob([png], { type: 'image/png' }), 'noise.png');
+  form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'noise.png');
   const res = await s.fetch('/v1/assets', { method: 'POST', headers: { 'x-api-key': apiKey }, body: form });
   assert.equal(res.status, 201, await res.clone().text());
   assert.equal(((await res.json()) as { bytes: number }).bytes, png.length);
