@@ -70,7 +70,9 @@ export function decodeSvg(data: Uint8Array, limits: Limits, path: string): Decod
   const root = /<((?:[A-Za-z_][\w.-]*:)?svg)(\s[^>]*?)?(\/?)>/.exec(text);
   if (!root) throw new RenderError('IMAGE_INVALID', 'SVG image has no <svg> root element', path);
   // Nothing outside the document: drop every reference that is not to an element inside it.
-  text = text.replace(/\s(?:xlink:)?href\s*=\s*("[^"]*"|'[^']*')/g, (whole, quoted: string) => (/^["']\s*#/.test(quoted) ? whole : ''));
+  // Any prefix (`xmlns:xl` may bind another one to XLink: `xl:href`), and after a quote too (a
+  // lenient parser takes `x="1"href="..."` without the space XML wants).
+  text = text.replace(/(?<=[\s"'])(?:[A-Za-z_][\w.-]*:)?href\s*=\s*("[^"]*"|'[^']*')/g, (whole, quoted: string) => (/^["']\s*#/.test(quoted) ? whole : ''));
   text = text.replace(/@import[^;]*;?/gi, '');
   const rootAt = /<((?:[A-Za-z_][\w.-]*:)?svg)(\s[^>]*?)?(\/?)>/.exec(text)!;
   const attrs = attributesOf(rootAt[2] ?? '');

@@ -6,6 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crc32, deflateSync } from 'node:zlib';
+import { DEFAULT_LIMITS } from '../../engine/errors.ts';
+import { decodeSvg } from '../../engine/layout/svg.ts';
 import { encodePng } from '../helpers/images.ts';
 import { render, renderError } from '../helpers/render.ts';
 
@@ -50,4 +52,11 @@ test('a real PNG (and a 16-bit-sized bound) still renders', async () => {
   const ok = encodePng(64, 48, (x, y) => [x * 4, y * 5, 128, 255]);
   const r = await render({ content: [{ image: uri(ok), width: 64 }] });
   assert.ok(r.pdf.length > 0);
+});
+
+test('SVG references under any namespace prefix (xmlns:xl bound to XLink), or right after a quote, are dropped like xlink:href', () => {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xl="http://www.w3.org/1999/xlink" viewBox="0 0 10 10"><image xl:href="https://evil.example/a.png" width="5" height="5"/><use xl:href="#r"/><image width="5"href="file:///etc/passwd" height="5"/><rect id="r" width="1" height="1"/></svg>`;
+  const out = decodeSvg(Buffer.from(svg), DEFAULT_LIMITS, 'content[0].image').data.toString();
+  assert.ok(!out.includes('evil.example') && !out.includes('passwd'), out);
+  assert.ok(out.includes('xl:href="#r"'), 'a reference inside the document stays');
 });
