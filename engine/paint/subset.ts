@@ -98,6 +98,12 @@ interface HbFace {
 }
 
 const faces = new WeakMap<FontFace, HbFace | null>();
+// A face that is collected (a font library dropped) gives its wasm memory back.
+const release = new FinalizationRegistry<{ ptr: number; face: number }>(({ ptr, face }) => {
+  if (!hb) return;
+  hb.hb_face_destroy(face);
+  hb.free(ptr);
+});
 
 /** The font file bytes fontkit parsed the face from. */
 function fileBytes(face: FontFace): Uint8Array | undefined {
@@ -136,7 +142,8 @@ function hbFace(face: FontFace): HbFace | null {
       new Uint8Array(h.memory.buffer, ptr, bytes.length).set(bytes);
       const blob = h.hb_blob_create(ptr, bytes.length, HB_MEMORY_MODE_READONLY, 0, 0);
       const hbface = h.hb_face_create(blob, 0);
-      h.hb_blob_destroy(blob); // the face holds its own reference; the bytes stay for the process
+      h.hb_blob_destroy(blob); // the face holds its own reference; the bytes stay while the face lives
+      release.register(face, { ptr, face: hbface });
       prepared = {
         face: hbface,
         bytes,

@@ -19,7 +19,9 @@ interface HbExports {
   hb_blob_create(data: number, length: number, mode: number, userData: number, destroy: number): number;
   hb_blob_destroy(blob: number): void;
   hb_face_create(blob: number, index: number): number;
+  hb_face_destroy(face: number): void;
   hb_font_create(face: number): number;
+  hb_font_destroy(font: number): void;
   hb_buffer_create(): number;
   hb_buffer_clear_contents(buffer: number): void;
   hb_buffer_add_utf16(buffer: number, text: number, textLength: number, itemOffset: number, itemLength: number): void;
@@ -111,6 +113,13 @@ function harfbuzz(): HbExports | undefined {
 }
 
 const fonts = new WeakMap<FontFace, number>();
+// A face that is collected (a font library dropped) gives its wasm memory back.
+const release = new FinalizationRegistry<{ ptr: number; face: number; font: number }>(({ ptr, face, font }) => {
+  if (!hb) return;
+  hb.hb_font_destroy(font);
+  hb.hb_face_destroy(face);
+  hb.free(ptr);
+});
 
 /** The HarfBuzz font of a face, made on first use from the file fontkit parsed. */
 function hbFont(h: HbExports, face: FontFace): number {
@@ -125,6 +134,7 @@ function hbFont(h: HbExports, face: FontFace): number {
   h.hb_blob_destroy(blob);
   font = h.hb_font_create(hbface);
   fonts.set(face, font);
+  release.register(face, { ptr, face: hbface, font });
   return font;
 }
 
