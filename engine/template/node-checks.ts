@@ -6,7 +6,9 @@
  * - `top`, `right`, `bottom`, `left` and `relativeTo` place a node only with
  *   `"position": "absolute"` (its own or from its named styles): given without it they would do
  *   nothing, so they are a fault at their path;
- * - a QR code is square: `size`, or `width`/`height` (the smaller is its size), not both.
+ * - a QR code is square: `size`, or `width`/`height` (the smaller is its size), not both;
+ * - `colSpan`, `rowSpan` and `verticalAlign` (written on the node) apply to table cells only, and
+ *   `minFontSize` only with `"fit": "shrink"`.
  */
 import type { TemplateIssue } from './types.ts';
 
@@ -14,6 +16,7 @@ type Obj = Record<string, unknown>;
 
 const KIND_KEYS = ['text', 'image', 'table', 'columns', 'stack', 'list', 'qrcode', 'barcode', 'line', 'spacer', 'pageBreak', 'toc', 'each', 'if'];
 const OFFSET_KEYS = ['top', 'right', 'bottom', 'left', 'relativeTo'] as const;
+const CELL_KEYS = ['colSpan', 'rowSpan', 'verticalAlign'];
 
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** A node of the content tree (not a table spec, a border, a margin, ...). */
@@ -27,10 +30,28 @@ export function nodeIssues(def: Obj): TemplateIssue[] {
   const issues: TemplateIssue[] = [];
   const styles = isObj(def.styles) ? def.styles : {};
   const seen = new Map<string, string>();
+  const cells = new Set<object>();
   for (const key of ['background', 'header', 'content', 'footer']) {
-    if (def[key] !== undefined) merge(seen, walk(def[key], key, styles, issues), issues);
+    if (def[key] !== undefined) merge(seen, walk(def[key], key, styles, issues, cells), issues);
   }
   return issues;
+}
+
+/** Adds the node cells of table spec `spec` (rows as arrays, `each` rows and `if` rows) to `cells`. */
+function collectCells(spec: Obj, cells: Set<object>): void {
+  const rows = (list: unknown): void => {
+    if (!Array.isArray(list)) return;
+    for (const r of list) {
+      if (Array.isArray(r)) for (const c of r) if (isObj(c)) cells.add(c);
+      if (!isObj(r)) continue;
+      if (Array.isArray(r.row)) for (const c of r.row) if (isObj(c)) cells.add(c);
+      rows(r.then);
+      rows(r.else);
+    }
+  };
+  rows(spec.header);
+  rows(spec.rows);
+  rows(spec.footer);
 }
 
 /** Adds the ids of `more` to `into`, a fault for each one `into` already has. */
@@ -43,15 +64,23 @@ function merge(into: Map<string, string>, more: Map<string, string>, issues: Tem
 }
 
 /** The ids under `value` (id -> path of the `id`), reporting duplicates inside it. */
-function walk(value: unknown, path: string, styles: Obj, issues: TemplateIssue[]): Map<string, string> {
+function walk(value: unknown, path: string, styles: Obj, issues: TemplateIssue[], cells: Set<object>): Map<string, string> {
   const ids = new Map<string, string>();
   if (Array.isArray(value)) {
-    value.forEach((v, i) => merge(ids, walk(v, `${path}[${i}]`, styles, issues), issues));
+    value.forEach((v, i) => merge(ids, walk(v, `${path}[${i}]`, styles, issues, cells), issues));
     return ids;
   }
   if (!isObj(value)) return ids;
+  if (Object.hasOwn(value, 'rows')) collectCells(value, cells);
   if (isNode(value)) {
     if (typeof value.id === 'string') ids.set(value.id, `${path}.id`);
+    if (!cells.has(value)) {
+      const k = CELL_KEYS.find((key) => value[key] !== undefined);
+      if (k) issues.push({ path: `${path}.${k}`, message: `"${k}" applies only to a cell of a table, which this node is not` });
+    }
+    if (value.minFontSize !== undefined && value.fit !== 'shrink') {
+      issues.push({ path: `${path}.minFontSize`, message: `"minFontSize" applies only with "fit": "shrink", which this node does not have` });
+    }
     offsetIssues(value, path, styles, issues);
     if (Object.hasOwn(value, 'qrcode') && value.size !== undefined) {
       const k = value.width !== undefined ? 'width' : value.height !== undefined ? 'height' : null;
@@ -63,14 +92,14 @@ function walk(value: unknown, path: string, styles: Obj, issues: TemplateIssue[]
     if (v === null || typeof v !== 'object') continue;
     if (exclusive && k === 'else') continue; // merged with `then` below
     if (exclusive && k === 'then') {
-      const both = walk(v, `${path}.then`, styles, issues);
-      for (const [id, p] of walk(value.else, `${path}.else`, styles, issues)) if (!both.has(id)) both.set(id, p);
+      const both = walk(v, `${path}.then`, styles, issues, cells);
+      for (const [id, p] of walk(value.else, `${path}.else`, styles, issues, cells)) if (!both.has(id)) both.set(id, p);
       merge(ids, both, issues);
       continue;
     }
-    merge(ids, walk(v, `${path}.${k}`, styles, issues), issues);
+    merge(ids, walk(v, `${path}.${k}`, styles, issues, cells), issues);
   }
-  if (exclusive && !Object.hasOwn(value, 'then')) merge(ids, walk(value.else, `${path}.else`, styles, issues), issues);
+  if (exclusive && !Object.hasOwn(value, 'then')) merge(ids, walk(value.else, `${path}.else`, styles, issues, cells), issues);
   return ids;
 }
 

@@ -65,3 +65,25 @@ test('a QR code takes the smaller of its width and height as its size; size with
   assert.deepEqual(e.map((x) => x.path), ['content[0].width']);
   assert.match(e[0].message, /square/);
 });
+
+test('colSpan, rowSpan and verticalAlign outside table cells, and minFontSize without fit shrink, are refused at their path', () => {
+  assert.deepEqual(errorsOf({ content: [{ text: 'a', verticalAlign: 'middle' }] }).map((x) => x.path), ['content[0].verticalAlign']);
+  assert.deepEqual(errorsOf({ content: [{ stack: [{ text: 'a', colSpan: 2 }] }] }).map((x) => x.path), ['content[0].stack[0].colSpan']);
+  // inside a cell's own content (not the cell) too
+  assert.deepEqual(errorsOf({ content: [{ table: { rows: [[{ stack: [{ text: 'a', rowSpan: 2 }] }]] } }] }).map((x) => x.path), ['content[0].table.rows[0][0].stack[0].rowSpan']);
+  assert.deepEqual(errorsOf({ content: [{ text: 'a', minFontSize: 6 }] }).map((x) => x.path), ['content[0].minFontSize']);
+  // cells of body, header, footer, each and if rows may carry them
+  const table = {
+    columns: ['*', '*'],
+    header: [[{ text: 'h', colSpan: 2, verticalAlign: 'middle' }, {}]],
+    rows: [
+      [{ text: 'a', rowSpan: 2 }, 'b'],
+      ['', 'c'],
+      { each: 'items', row: [{ text: '{{item}}', verticalAlign: 'bottom' }, 'x'] },
+      { if: 'flag', then: [[{ text: 'y', colSpan: 2 }, {}]], else: [[{ text: 'z', verticalAlign: 'top' }, 'w']] },
+    ],
+    footer: [[{ text: 'f', verticalAlign: 'bottom' }, 'g']],
+  };
+  assert.deepEqual(errorsOf({ content: [{ table }] }), []);
+  assert.deepEqual(errorsOf({ content: [{ text: 'a', fit: 'shrink', minFontSize: 6, height: 20 }] }), []);
+});
