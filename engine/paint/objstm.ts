@@ -43,7 +43,7 @@ const PER_STREAM = 200;
 /** Packs dictionaries into object streams and writes the cross-reference stream at the end. */
 export class ObjectPacker {
   private readonly d: DocInternals;
-  private pending: PackRef[] = [];
+  private pending: { ref: PackRef; body: string | undefined }[] = [];
   /** Packed object id -> [stream id, index]. */
   private readonly packed = new Map<number, [number, number]>();
 
@@ -68,9 +68,12 @@ export class ObjectPacker {
     return ref;
   }
 
-  /** Write `ref` (made by {@link ref}) into an object stream instead of on its own. */
-  add(ref: PackRef): void {
-    this.pending.push(ref);
+  /**
+   * Write `ref` (made by {@link ref}) into an object stream instead of on its own: `body` (its
+   * PDF syntax) when given, else its data serialized.
+   */
+  add(ref: PackRef, body?: string): void {
+    this.pending.push({ ref, body });
     if (this.pending.length >= PER_STREAM) this.flush();
   }
 
@@ -85,8 +88,8 @@ export class ObjectPacker {
     const offsets: string[] = [];
     const bodies: string[] = [];
     let at = 0;
-    refs.forEach((ref, i) => {
-      const body = serialize(ref.data);
+    refs.forEach(({ ref, body: given }, i) => {
+      const body = given ?? serialize(ref.data);
       offsets.push(`${ref.id} ${at}`);
       bodies.push(body);
       at += body.length + 1;
@@ -148,7 +151,7 @@ function name(s: string): string {
 }
 
 /** A PDF text string: literal when printable ASCII, else UTF-16BE with a byte-order mark. */
-function text(s: string): string {
+export function text(s: string): string {
   if (/^[\x20-\x7e]*$/.test(s)) return `(${s.replace(/[\\()]/g, (c) => `\\${c}`)})`;
   return `<FEFF${Buffer.from(s, 'utf16le').swap16().toString('hex').toUpperCase()}>`;
 }

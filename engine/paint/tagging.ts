@@ -23,7 +23,7 @@
 import type PDFDocument from 'pdfkit';
 import type { DrawItem } from '../layout/nodes.ts';
 import { ARTIFACT, type ItemTag, type StructNode } from '../tags/struct.ts';
-import { ObjectPacker } from './objstm.ts';
+import { ObjectPacker, text } from './objstm.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
 
@@ -47,6 +47,13 @@ type Kid = { readonly page: Ref; readonly mcid: number } | Written | { readonly 
 interface Written {
   readonly ref: Ref;
   readonly kids: Kid[];
+  /** Its object has been written (or packed). */
+  done?: boolean;
+}
+
+/** The object number of a reference. */
+function id(r: Ref): number {
+  return (r as unknown as { id: number }).id;
 }
 
 /** The sequence open on the page: artifact, an element's content, or a link's. */
@@ -223,13 +230,18 @@ export class Tagger {
 
   /** Write an element and the Link elements inside it: P, Pg (the page of its first MCID), K. */
   private write(el: Written, parent: Ref): Written {
+    el.done = true;
+    if (this.packer) {
+      this.packer.add(el.ref as never, this.body(el, parent));
+      return el;
+    }
     const data = el.ref.data;
     data.P = parent;
     const k: unknown[] = [];
     let pg: Ref | undefined;
     for (const kid of el.kids) {
       if ('ref' in kid) {
-        if (kid.ref.data.P === undefined) this.write(kid, el.ref);
+        if (!kid.done) this.write(kid, el.ref);
         k.push(kid.ref);
       } else if ('objr' in kid) k.push({ Type: 'OBJR', Obj: kid.objr, Pg: kid.page });
       else {
@@ -239,8 +251,33 @@ export class Tagger {
     }
     if (pg) data.Pg = pg;
     data.K = k.length === 1 ? k[0] : k;
-    if (this.packer) this.packer.add(el.ref as never);
-    else el.ref.end();
+    el.ref.end();
     return el;
+  }
+
+  /** An element's dictionary in PDF syntax, written directly (thousands of table cells). */
+  private body(el: Written, parent: Ref): string {
+    const data = el.ref.data as { S: string; Alt?: unknown; Lang?: unknown; A?: { Scope?: string; RowSpan?: number; ColSpan?: number } };
+    let out = `<</S/${data.S}/P ${id(parent)} 0 R`;
+    if (data.Alt !== undefined) out += `/Alt${text(String(data.Alt))}`;
+    if (data.Lang !== undefined) out += `/Lang${text(String(data.Lang))}`;
+    const a = data.A;
+    if (a) out += `/A<</O/Table${a.Scope ? `/Scope/${a.Scope}` : ''}${a.RowSpan ? `/RowSpan ${a.RowSpan}` : ''}${a.ColSpan ? `/ColSpan ${a.ColSpan}` : ''}>>`;
+    let k = '';
+    let n = 0;
+    let pg: Ref | undefined;
+    for (const kid of el.kids) {
+      if (n++ > 0) k += ' ';
+      if ('ref' in kid) {
+        if (!kid.done) this.write(kid, el.ref);
+        k += `${id(kid.ref)} 0 R`;
+      } else if ('objr' in kid) k += `<</Type/OBJR/Obj ${id(kid.objr)} 0 R/Pg ${id(kid.page)} 0 R>>`;
+      else {
+        pg ??= kid.page;
+        k += kid.page === pg ? String(kid.mcid) : `<</Type/MCR/Pg ${id(kid.page)} 0 R/MCID ${kid.mcid}>>`;
+      }
+    }
+    if (pg) out += `/Pg ${id(pg)} 0 R`;
+    return `${out}/K${n === 1 ? ` ${k}` : `[${k}]`}>>`;
   }
 }
