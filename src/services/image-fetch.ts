@@ -179,7 +179,9 @@ export class ImageFetcher {
       const req = request(u, { method: 'GET', headers, lookup: this.lookup as never, signal: deadline, ca: this.ca, agent: false }, (res) => {
         const status = res.statusCode ?? 0;
         if (status !== 200) {
-          res.resume();
+          // Its body is not wanted (a redirect, a 304, an error): close the connection rather
+          // than read it, which a hostile server could keep sending until the deadline.
+          res.destroy();
           return resolve({ status, headers: res.headers });
         }
         const length = Number(res.headers['content-length']);

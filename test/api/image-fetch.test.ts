@@ -92,3 +92,21 @@ test('sniffImageType: PNG, JPEG, SVG (after an XML declaration and comments); an
   assert.equal(sniffImageType(Buffer.from('<html><svg/></html>')), null);
   assert.equal(sniffImageType(Buffer.from('GIF89a')), null);
 });
+
+test('the body of a redirect is not read: its connection is closed at once, even while the server keeps sending', async () => {
+  const body = png(3);
+  let closed = false;
+  server.route('/ok-after-redirect.png', { body });
+  server.route('/endless-redirect', (req, res) => {
+    res.writeHead(302, { location: '/ok-after-redirect.png' });
+    const timer = setInterval(() => res.write(Buffer.alloc(16 * 1024, 0x20)), 5);
+    req.socket.on('close', () => {
+      clearInterval(timer);
+      closed = true;
+    });
+  });
+  const f = fetcher(0);
+  assert.deepEqual(await f.fetch(`${server.origin}/endless-redirect`), body);
+  for (let i = 0; i < 50 && !closed; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(closed, 'the redirect connection was closed within a second, not drained until the 5 s deadline');
+});
