@@ -32,6 +32,8 @@ export class ImageSourceFailure extends Error {
 export interface ImageResolverOptions {
   /** Distinct URL and asset sources one render may use. */
   maxSources: number;
+  /** Bytes of all of one render's URL and asset images together (default: no budget). */
+  maxTotalBytes?: number;
   /** Fetches running at once for one render. */
   concurrency?: number;
 }
@@ -70,10 +72,16 @@ export class ImageResolver {
     }
     const out = new Map<string, Uint8Array>();
     let next = 0;
+    let total = 0;
+    const budget = this.opts.maxTotalBytes ?? Infinity;
     const worker = async () => {
-      while (next < uses.length) {
+      while (next < uses.length && total <= budget) {
         const use = uses[next++];
-        out.set(use.src, await this.one(teamId, use));
+        const bytes = await this.one(teamId, use);
+        total += bytes.length;
+        // Held in memory until the render is done (and copied to its thread): one budget for all.
+        if (total > budget) throw new ImageSourceFailure(`${use.path}: the images of one document are more than ${budget} bytes together (PLATEN_IMAGE_FETCH_MAX_TOTAL_BYTES)`, use.src, use.path);
+        out.set(use.src, bytes);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.opts.concurrency ?? 4, uses.length) }, worker));
