@@ -193,6 +193,8 @@ export async function completeJob(db: Db, job: JobRow, result: JobResult, webhoo
         resultS3Bucket: result.s3Bucket ?? null,
         resultS3Key: result.s3Key ?? null,
         warnings: JSON.stringify(result.warnings),
+        // The output passwords were needed for the render only: not kept past it.
+        protectionEnc: null,
       })
       .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing'), eq(jobs.attempts, job.attempts)))
       .returning({ id: jobs.id });
@@ -214,7 +216,7 @@ export async function failJob(db: Db, job: JobRow, code: string, message: string
     const { jobs } = tx.t;
     const updated = await tx.orm
       .update(jobs)
-      .set({ status: 'failed', updatedAt: now, completedAt: now, errorCode: code, errorMessage: message })
+      .set({ status: 'failed', updatedAt: now, completedAt: now, errorCode: code, errorMessage: message, protectionEnc: null })
       .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing'), eq(jobs.attempts, job.attempts)))
       .returning({ id: jobs.id });
     if (updated.length === 0) return false;

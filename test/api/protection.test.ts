@@ -103,11 +103,27 @@ test('a queued job keeps its passwords sealed (never in clear in its row) and it
   const [row] = await rawRows(s.server.services.db, 'jobs', 'id', job_id);
   const text = JSON.stringify(row);
   assert.ok(!text.includes('job-secret-123') && !text.includes('job-owner-456'), 'no password in clear in the job row');
-  assert.match(String(row.protection_enc), /^v1\./, 'sealed');
+  // Sealed while the job waits or runs (it may already be done here: then dropped, below).
+  if (row.status === 'completed') assert.equal(row.protection_enc, null);
+  else assert.match(String(row.protection_enc), /^v1\./, 'sealed');
   const job = await waitForJob(s, apiKey, job_id);
   assert.equal(job.status, 'completed', JSON.stringify(job));
   assert.ok(!JSON.stringify(job).includes('job-secret'), 'the job record does not show it');
+  const [done] = await rawRows(s.server.services.db, 'jobs', 'id', job_id);
+  assert.equal(done.protection_enc, null, 'the sealed passwords are dropped once the job is done');
   const file = save(Buffer.from(await (await fetch(job.result_url!)).arrayBuffer()));
   assert.equal(encryption(file, 'job-secret-123'), 'yes (print:yes copy:yes change:no addNotes:no algorithm:AES-256)');
   assert.match(decryptedText(file, 'job-owner-456'), /Confidential: Cy/);
+});
+
+test('a queued job that fails drops its sealed passwords too', async () => {
+  const { teamId, apiKey } = await s.team(2);
+  const id = await s.template(teamId, { content: [{ text: 'x' }, { image: `asset:${'0'.repeat(32)}` }] });
+  const res = await s.api('POST', '/v1/pdf/create-async', apiKey, { template_id: id, data: {}, password: 'fail-secret-1' });
+  assert.equal(res.status, 202, await res.clone().text());
+  const { job_id } = (await res.json()) as { job_id: string };
+  const job = await waitForJob(s, apiKey, job_id);
+  assert.equal(job.status, 'failed', JSON.stringify(job));
+  const [row] = await rawRows(s.server.services.db, 'jobs', 'id', job_id);
+  assert.equal(row.protection_enc, null);
 });
