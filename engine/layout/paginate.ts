@@ -156,8 +156,13 @@ function keepOnPage(matrix: [number, number, number, number, number, number], x:
 }
 
 /** The items from `mark` on that no inner box claimed belong to `tag` (engine/tags/struct.ts). */
-export function tagItems(out: DrawItem[], mark: number, tag: ItemTag): void {
-  for (let i = mark; i < out.length; i++) if (out[i].tag === undefined) out[i].tag = tag;
+export function tagItems(out: readonly DrawItem[], mark: number, tag: ItemTag): void {
+  for (let i = mark; i < out.length; i++) {
+    const item = out[i];
+    if (item.tag === undefined) item.tag = tag;
+    // A box drawn turned, translucent or clipped: its items are in a group.
+    if (item.kind === 'group') tagItems(item.items, 0, tag);
+  }
 }
 
 function placeFramed(box: Box, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext, mark: number): Placement {

@@ -129,7 +129,7 @@ export class Tagger {
 
   /** Draw a group (its items) as one artifact: the watermark; or let its items be marked one by one. */
   group(item: DrawItem, draw: () => void): void {
-    if (this.suppressed > 0 || item.tag === ARTIFACT || item.tag === undefined) {
+    if (this.suppressed > 0 || item.tag === ARTIFACT) {
       this.enter({ ...item, tag: ARTIFACT } as DrawItem);
       this.suppressed++;
       try {

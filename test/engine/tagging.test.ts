@@ -172,6 +172,16 @@ test('a table header repeated on a later page is an artifact: its cells appear o
   assert.equal(find(root, 'TR').length, 121);
 });
 
+test('text in a turned, translucent or turned-stack box is content of its element, not an artifact', async () => {
+  const { pdf } = await renderPdf({ metadata: { title: 'T', language: 'en' }, content: [{ text: 'Turned', rotate: 30 }, { text: 'Faint', opacity: 0.5 }, { stack: [{ text: 'inside' }], rotate: 10 }] }, {}, { now: NOW });
+  const { root, doc } = await structTree(pdf);
+  assert.ok(root);
+  const ps = find(root, 'P');
+  assert.equal(ps.length, 3);
+  assert.ok(ps.every((p) => p.mcids === 1), 'each paragraph owns its text');
+  assert.doesNotMatch(contents(doc), /\/Artifact/);
+});
+
 test('"tagged": false writes no structure tree, and a smaller file', async () => {
   const tagged = await renderPdf(STRUCTURED, {}, { now: NOW });
   const plain = await renderPdf({ ...STRUCTURED, tagged: false }, {}, { now: NOW });
