@@ -100,7 +100,8 @@ export class Tagger {
    * takes (StructParent, Contents); otherwise null. Call {@link linked} once it is made.
    */
   enter(item: DrawItem): Record<string, unknown> | null {
-    if (this.suppressed > 0) return null;
+    // (An anchor draws nothing: it neither opens nor closes a sequence.)
+    if (this.suppressed > 0 || item.kind === 'anchor') return null;
     const owner = Tagger.owner(item);
     if (owner !== ARTIFACT && item.kind === 'text' && item.run.style.link) {
       this.close();
