@@ -39,6 +39,7 @@ interface HbSubsetExports {
   hb_subset_input_set(input: number, which: number): number;
   hb_subset_input_set_flags(input: number, flags: number): void;
   hb_subset_or_fail(face: number, input: number): number;
+  hb_subset_preprocess(face: number): number;
 }
 
 const HB_MEMORY_MODE_READONLY = 1;
@@ -88,7 +89,8 @@ const tag = (s: string) => ((s.charCodeAt(0) << 24) | (s.charCodeAt(1) << 16) | 
 
 /** A face's font file inside the wasm memory, with its glyf/loca tables located for closures. */
 interface HbFace {
-  readonly face: number;
+  /** The face hb-subset reads: the file's at first, its preprocessed copy once made. */
+  face: number;
   readonly bytes: Uint8Array;
   readonly glyf: number;
   readonly loca: number;
@@ -143,7 +145,8 @@ function hbFace(face: FontFace): HbFace | null {
       const blob = h.hb_blob_create(ptr, bytes.length, HB_MEMORY_MODE_READONLY, 0, 0);
       const hbface = h.hb_face_create(blob, 0);
       h.hb_blob_destroy(blob); // the face holds its own reference; the bytes stay while the face lives
-      release.register(face, { ptr, face: hbface });
+      const registration = { ptr, face: hbface };
+      release.register(face, registration);
       prepared = {
         face: hbface,
         bytes,
@@ -153,6 +156,17 @@ function hbFace(face: FontFace): HbFace | null {
         numGlyphs: view.getUint16(maxp.offset + 4),
         components: new Map(),
       };
+      // hb-subset's own tables and accelerators, made once per face, cut a subset's cost several
+      // times over; making them takes longer than a subset, so it waits until the render that
+      // first needed the face is done (a timer that does not keep the process alive).
+      const target = prepared;
+      setTimeout(() => {
+        const pre = h.hb_subset_preprocess(target.face);
+        if (pre === target.face) return;
+        h.hb_face_destroy(target.face);
+        target.face = pre;
+        registration.face = pre;
+      }, 0).unref();
     }
   }
   faces.set(face, prepared);
