@@ -42,4 +42,5 @@ if [ -x "$tools/pdfua-check/pdfua-check" ]; then
   done
   echo "pdfua-check over every example with pdf_ua (alone, with PDF/A-2b and -3b): $passed passed, $failed failed"
 fi
+
 exit $status
