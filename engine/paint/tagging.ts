@@ -68,6 +68,8 @@ export class Tagger {
   private suppressed = 0;
   /** MCIDs of the current page: the ParentTree's array for it. */
   private marks: Ref[] | null = null;
+  /** Notes numbered so far (their IDs). */
+  private notes = 0;
   /** Elements go into compressed object streams where the file allows (objstm.ts). */
   private readonly packer: ObjectPacker | null;
 
@@ -194,6 +196,8 @@ export class Tagger {
     let el = this.elements.get(node);
     if (!el) {
       const data: Record<string, unknown> = { S: node.type };
+      // PDF/UA: every Note has an ID of its own.
+      if (node.type === 'Note') data.ID = new String(`note-${++this.notes}`);
       if (node.alt) data.Alt = new String(node.alt);
       if (node.lang) data.Lang = new String(node.lang);
       if (node.scope || node.rowSpan || node.colSpan) {
@@ -258,8 +262,9 @@ export class Tagger {
 
   /** An element's dictionary in PDF syntax, written directly (thousands of table cells). */
   private body(el: Written, parent: Ref): string {
-    const data = el.ref.data as { S: string; Alt?: unknown; Lang?: unknown; A?: { Scope?: string; RowSpan?: number; ColSpan?: number } };
+    const data = el.ref.data as { S: string; ID?: unknown; Alt?: unknown; Lang?: unknown; A?: { Scope?: string; RowSpan?: number; ColSpan?: number } };
     let out = `<</S/${data.S}/P ${id(parent)} 0 R`;
+    if (data.ID !== undefined) out += `/ID${text(String(data.ID))}`;
     if (data.Alt !== undefined) out += `/Alt${text(String(data.Alt))}`;
     if (data.Lang !== undefined) out += `/Lang${text(String(data.Lang))}`;
     const a = data.A;

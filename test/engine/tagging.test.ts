@@ -42,7 +42,7 @@ async function structTree(pdf: Buffer): Promise<{ root: El | null; doc: PDFDocum
   if (!(treeRoot instanceof PDFDict)) return { root: null, doc };
   const walk = (d: PDFDict): El => {
     const el: El = { type: str(d.get(PDFName.of('S'))), attrs: {}, kids: [], mcids: 0, objr: 0 };
-    for (const k of ['Alt', 'Lang', 'ActualText']) if (d.get(PDFName.of(k))) el.attrs[k] = str(d.get(PDFName.of(k)));
+    for (const k of ['Alt', 'Lang', 'ActualText', 'ID']) if (d.get(PDFName.of(k))) el.attrs[k] = str(d.get(PDFName.of(k)));
     const a = get(d.get(PDFName.of('A')));
     if (a instanceof PDFDict) {
       for (const k of ['Scope', 'RowSpan', 'ColSpan']) {
@@ -230,6 +230,11 @@ test('PDF/UA: pdfuaid in the XMP; an image without alt names its path; title, la
   await assert.rejects(renderPdf(headed([{ text: 'Intro', role: 'h2' }]), {}, { now: NOW, pdfUa: true }), (e: unknown) => e instanceof RenderError && e.code === 'TEMPLATE_INVALID' && e.path === 'content[0]');
   await assert.rejects(renderPdf(headed([{ text: 'A', role: 'h1' }, { stack: [{ text: 'B', style: 'h2' }, { text: 'C', role: 'h4' }] }]), {}, { now: NOW, pdfUa: true }), (e: unknown) => e instanceof RenderError && e.path === 'content[1].stack[1]');
   await renderPdf(headed([{ text: 'A', role: 'h1' }, { text: 'B', style: 'h2' }, { text: 'C', role: 'h3' }, { text: 'D', role: 'h2' }]), {}, { now: NOW, pdfUa: true });
+  // Notes carry IDs of their own.
+  const noted = await renderPdf(headed([{ text: 'A', role: 'h1' }, { text: 'n', role: 'note' }, { text: 'm', role: 'note' }]), {}, { now: NOW, pdfUa: true });
+  const notes = find((await structTree(noted.pdf)).root!, 'Note');
+  assert.equal(new Set(notes.map((n) => n.attrs.ID)).size, 2);
+  assert.ok(notes.every((n) => typeof n.attrs.ID === 'string' && n.attrs.ID !== ''));
   // A figure role on a node without alt.
   await assert.rejects(renderPdf(headed([{ stack: [{ text: 'chart' }], role: 'figure' }]), {}, { now: NOW, pdfUa: true }), (e: unknown) => e instanceof RenderError && e.path === 'content[0].role');
   // The template's pdfUa is the default; the option overrides it.
