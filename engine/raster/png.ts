@@ -2,7 +2,11 @@
  * PNG encoding of an opaque page: the canvas's RGBA pixels as an 8-bit RGB PNG (the paper is
  * white, so there is no alpha to keep) through node:zlib. Skia's own PNG encoder keeps the alpha
  * channel and compresses slowly (about ten times the time for a page of text); this one takes a
- * few milliseconds at "fast" and gives smaller files at "small".
+ * few milliseconds at "fast" and gives smaller files at "small". pngjs (a dependency, used by the
+ * tests to read PNGs back) was measured too, on the invoice at scale 2 (1191 x 1684): 87 ms and
+ * 381 KB for RGB with the Sub filter at level 6, against 26 ms and 273 KB here; 36 ms and 713 KB
+ * for RGBA at level 1, against 10 ms and 243 KB. Its filters and colour conversion run per byte
+ * through generic code; the encoder below does only the two layouts a page needs.
  */
 import { deflateSync } from 'node:zlib';
 
