@@ -179,6 +179,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
       422: one('an image by URL could not be fetched (no credit taken)', error('IMAGE_FETCH_FAILED', 'https://cdn.example.com/logo.png answered 404', { url: 'https://cdn.example.com/logo.png', path: 'content[0].image' })),
       500: one('the render failed (the credit is refunded)', error('INTERNAL_ERROR', 'rendering failed: the render took longer than 30000 ms; the credit was refunded', { render_error: { code: 'RENDER_TIMEOUT', message: 'the render took longer than 30000 ms', path: null } })),
       502: one('the S3 store refused the upload (the credit is refunded)', error('S3_UPLOAD_FAILED', 'the upload to bucket "acme-invoices" failed: Access Denied; the credit was refunded', { s3_bucket: 'acme-invoices', s3_key: 'previews/invoice-1001.png' })),
+      503: one('the file store is unavailable (the credit is refunded)', error('STORAGE_UNAVAILABLE', 'the file store could not be written; the credit was refunded')),
     },
   },
   'POST /v1/pdf/create-async': {

@@ -3,21 +3,11 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Services } from '../app.ts';
 import { createImageBody, imageS3Result, imageUrlResult } from '../schemas/image.ts';
 import { generateImage } from '../services/image.ts';
-import { errorResponse, newRouter } from './router.ts';
+import { generationErrors, newRouter } from './router.ts';
 
-const errors = Object.fromEntries(
-  [
-    [400, 'invalid request (VALIDATION_ERROR: a scale giving more pixels than allowed, a page past the last one; its credit refunded), or store_s3 without an S3 integration (S3_INTEGRATION_MISSING)'],
-    [401, 'missing or invalid API key'],
-    [402, 'no credits left'],
-    [403, 'template of another team'],
-    [404, 'unknown template or version'],
-    [422, 'an image URL could not be fetched, or an asset:<id> does not exist (IMAGE_FETCH_FAILED, with url and path); no credit was taken'],
-    [429, 'rate limit hit'],
-    [500, 'rendering failed; the credit was refunded'],
-    [502, 'store_s3: the upload to the bucket failed (S3_UPLOAD_FAILED); the credit was refunded'],
-  ].map(([status, description]) => [status, errorResponse(description as string)]),
-);
+const errors = generationErrors({
+  400: 'invalid request (VALIDATION_ERROR: a scale giving more pixels than allowed, a page past the last one; its credit refunded), or store_s3 without an S3 integration (S3_INTEGRATION_MISSING)',
+});
 
 const create = createRoute({
   method: 'post',

@@ -3,22 +3,9 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Services } from '../app.ts';
 import { createPdfBody, s3Result, urlResult } from '../schemas/pdf.ts';
 import { generateSync } from '../services/generate.ts';
-import { errorResponse, newRouter } from './router.ts';
+import { generationErrors, newRouter } from './router.ts';
 
-const errors = Object.fromEntries(
-  [
-    [400, 'invalid request, image template, or store_s3 without an S3 integration (S3_INTEGRATION_MISSING)'],
-    [401, 'missing or invalid API key'],
-    [402, 'no credits left'],
-    [403, 'template of another team'],
-    [404, 'unknown template or version'],
-    [422, 'an image URL could not be fetched, or an asset:<id> does not exist (IMAGE_FETCH_FAILED, with url and path); no credit was taken'],
-    [429, 'rate limit hit'],
-    [500, 'rendering failed; the credit was refunded'],
-    [502, 'store_s3: the upload to the bucket failed (S3_UPLOAD_FAILED); the credit was refunded'],
-    [503, 'the file store did not take the file (STORAGE_UNAVAILABLE); the credit was refunded'],
-  ].map(([status, description]) => [status, errorResponse(description as string)]),
-);
+const errors = generationErrors();
 
 const create = createRoute({
   method: 'post',

@@ -20,3 +20,24 @@ export const errorResponse = (description: string) => ({ description, content: j
 
 /** What every /v1 route may answer before it runs: 401 and 429. */
 export const authErrors = { 401: errorResponse('missing or invalid API key'), 429: errorResponse('rate limit hit') };
+
+/**
+ * The error answers of a generation endpoint (PDF or image, synchronous): each status with its
+ * description; `overrides` replaces or adds descriptions by status.
+ */
+export function generationErrors(overrides: Record<number, string> = {}) {
+  const descriptions: Record<number, string> = {
+    400: 'invalid request, image template, or store_s3 without an S3 integration (S3_INTEGRATION_MISSING)',
+    401: 'missing or invalid API key',
+    402: 'no credits left',
+    403: 'template of another team',
+    404: 'unknown template or version',
+    422: 'an image URL could not be fetched, or an asset:<id> does not exist (IMAGE_FETCH_FAILED, with url and path); no credit was taken',
+    429: 'rate limit hit',
+    500: 'rendering failed; the credit was refunded',
+    502: 'store_s3: the upload to the bucket failed (S3_UPLOAD_FAILED); the credit was refunded',
+    503: 'the file store did not take the file (STORAGE_UNAVAILABLE); the credit was refunded',
+    ...overrides,
+  };
+  return Object.fromEntries(Object.entries(descriptions).map(([status, description]) => [Number(status), errorResponse(description)]));
+}
