@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../db/open.ts';
@@ -161,16 +161,18 @@ describe('configuration errors', () => {
 describe('demo seed', () => {
   test('first start on an empty data dir seeds a team with 100 credits and the examples; the README request works', async () => {
     const dir = tempDir();
+    const examples = readdirSync(join(ROOT, 'examples'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
     const first = await startUrlServer({ dataDir: dir, env: { PLATEN_SEED_DEMO: 'true' } });
     try {
       const seeded = first.server.seeded;
       assert.ok(seeded, 'seeded on the first start');
       assert.match(seeded.apiKey, /^pk_/);
-      assert.deepEqual(seeded.templates.map((t) => t.name).sort(), ['invoice', 'letter', 'multilingual', 'report']);
+      assert.ok(examples.includes('invoice') && examples.length >= 4);
+      assert.deepEqual(seeded.templates.map((t) => t.name).sort(), examples.sort());
       for (const t of seeded.templates) assert.match(t.id, /^[A-Za-z0-9]{12}$/);
       const db = first.server.services.db;
       assert.equal(await balance(db, seeded.teamId), 100);
-      assert.equal(await rowCount(db, 'templates'), 4);
+      assert.equal(await rowCount(db, 'templates'), examples.length);
 
       // README: -d "{\"template_id\": \"$TEMPLATE\", \"data\": $(cat examples/invoice/data.json)}"
       const invoice = seeded.templates.find((t) => t.name === 'invoice')!.id;
@@ -199,7 +201,7 @@ describe('demo seed', () => {
       assert.equal(second.server.seeded, null, 'a second start seeds nothing');
       const db = second.server.services.db;
       assert.equal(await rowCount(db, 'teams'), 1);
-      assert.equal(await rowCount(db, 'templates'), 4);
+      assert.equal(await rowCount(db, 'templates'), examples.length);
     } finally {
       await second.close();
     }
