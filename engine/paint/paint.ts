@@ -220,8 +220,10 @@ class PageWriter {
     this.doc.addNamedDestination(item.id, 'XYZ', item.x, item.y, null);
     if (item.heading) this.headings.push({ ...item.heading, id: item.id });
   }
+
   /** Ids given a named destination already (shared by the document's pages). */
   named: Set<string> = new Set();
+
   /** Append content operators (marked content, from tagging.ts) after what was drawn so far. */
   emit(op: string): void {
     this.ops.push(op);
@@ -285,6 +287,7 @@ function anchorIds(pages: readonly Page[]): Set<string> {
   for (const page of pages) walk(page.items);
   return ids;
 }
+
 /**
  * The document outline (bookmarks) from its headings, in order, nested by level (an h3 after an
  * h1 goes under it), each going to its heading's named destination; top levels open.
@@ -303,6 +306,7 @@ function addOutline(doc: Doc, headings: readonly { level: number; title: string;
     open.push({ level: h.level, item });
   }
 }
+
 /** A rectangle's path, its corners rounded by `radius` (at most half the shorter side) with cubic Béziers. */
 function rectPath(x: number, y: number, w: number, h: number, radius?: number): string {
   const r = Math.min(radius ?? 0, w / 2, h / 2);
