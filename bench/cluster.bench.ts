@@ -10,23 +10,21 @@
  * Needs PostgreSQL at PLATEN_TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
  * a user that may create databases.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { count, eq } from 'drizzle-orm';
-import pg from 'pg';
 import type { Db } from '../db/database.ts';
 import { openPostgres } from '../db/postgres.ts';
 import { openSqlite } from '../db/sqlite.ts';
 import { createTeam } from '../src/services/teams.ts';
 import { startChild, killAllChildren, type Child } from '../test/helpers/child.ts';
 import { freePort, ROOT } from '../test/helpers/api.ts';
+import { createScratchDatabase } from '../test/helpers/test-database.ts';
 import { waitFor } from '../test/helpers/wait.ts';
 
 const arg = process.argv.indexOf('--jobs');
 const total = arg > 0 ? Number(process.argv[arg + 1]) : 300;
-const ADMIN_URL = process.env.PLATEN_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const root = new URL('../', import.meta.url);
 const definition = JSON.parse(readFileSync(new URL('examples/invoice/template.json', root), 'utf8'));
 const data = JSON.parse(readFileSync(new URL('examples/invoice/data.json', root), 'utf8'));
@@ -44,26 +42,10 @@ const setups: Setup[] = [
   { name: 'PostgreSQL + pg-boss, 1 API node, 2 workers (1 thread each)', database: 'postgres', processes: [{ role: 'api', threads: 1 }, { role: 'worker', threads: 1 }, { role: 'worker', threads: 1 }] },
 ];
 
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 async function run(setup: Setup): Promise<{ seconds: number; jobsPerSecond: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platen-bench-cluster-'));
-  const dbName = `platen_bench_${randomBytes(5).toString('hex')}`;
-  let databaseUrl: string | undefined;
-  if (setup.database === 'postgres') {
-    await admin(`CREATE DATABASE ${dbName}`);
-    const u = new URL(ADMIN_URL);
-    u.pathname = `/${dbName}`;
-    databaseUrl = u.toString();
-  }
+  const scratch = setup.database === 'postgres' ? await createScratchDatabase('platen_bench') : undefined;
+  const databaseUrl = scratch?.url;
   const db: Db = databaseUrl ? await openPostgres(databaseUrl, { poolSize: 2 }) : openSqlite(join(dataDir, 'platen.db'));
   const children: Child[] = [];
   try {
@@ -123,7 +105,7 @@ async function run(setup: Setup): Promise<{ seconds: number; jobsPerSecond: numb
   } finally {
     await Promise.all(children.map((c) => c.stop('SIGTERM', 30_000)));
     await db.close();
-    if (databaseUrl) await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await scratch?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

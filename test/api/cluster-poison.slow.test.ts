@@ -8,48 +8,31 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
-import pg from 'pg';
 import { openPostgres, type PostgresDb } from '../../db/postgres.ts';
 import { createTeam } from '../../src/services/teams.ts';
 import { killAllChildren, startChild, type Child } from '../helpers/child.ts';
 import { ROOT, freePort } from '../helpers/api.ts';
 import { SLOW_DEFINITION, slowDocumentData } from '../helpers/slow-document.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../helpers/test-database.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { closedPort } from '../helpers/webhook-receiver.ts';
 
-const ADMIN_URL = process.env.PLATEN_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-const dbName = `platen_poison_${randomBytes(5).toString('hex')}`;
-const dbUrl = (() => {
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+let scratch: ScratchDatabase;
 const dataDir = mkdtempSync(join(tmpdir(), 'platen-poison-'));
 let db: PostgresDb;
 
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 before(async () => {
-  await admin(`CREATE DATABASE ${dbName}`);
-  db = await openPostgres(dbUrl, { poolSize: 2 });
+  scratch = await createScratchDatabase('platen_poison');
+  db = await openPostgres(scratch.url, { poolSize: 2 });
 });
 after(async () => {
   await killAllChildren();
   await db?.close();
-  await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+  await scratch?.drop().catch(() => {});
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -63,7 +46,7 @@ function serve(role: 'api' | 'worker', port: number): Child {
       PORT: String(port),
       HOST: '127.0.0.1',
       PLATEN_DATA_DIR: dataDir,
-      PLATEN_DATABASE_URL: dbUrl,
+      PLATEN_DATABASE_URL: scratch.url,
       PLATEN_DATABASE_POOL_SIZE: '4',
       PLATEN_SECRET: 's'.repeat(40),
       PLATEN_SEED_DEMO: 'false',

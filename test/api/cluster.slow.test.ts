@@ -15,45 +15,29 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { and, count, eq } from 'drizzle-orm';
-import pg from 'pg';
 import { openPostgres, type PostgresDb } from '../../db/postgres.ts';
 import { createTeam } from '../../src/services/teams.ts';
 import { killAllChildren, startChild, type Child } from '../helpers/child.ts';
 import { ROOT, freePort } from '../helpers/api.ts';
 import { startS3, type TestS3 } from '../helpers/s3-server.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../helpers/test-database.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 
-const ADMIN_URL = process.env.PLATEN_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const JOBS = 300;
 const SYNC = 100;
 const BUCKET = 'platen-cluster';
 const SECRET = randomBytes(24).toString('hex');
 
-const dbName = `platen_cluster_${randomBytes(5).toString('hex')}`;
-const dbUrl = (() => {
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+let scratch: ScratchDatabase;
 const dataDirs: string[] = [];
 
 let s3: TestS3;
 let hooks: Receiver;
 let db: PostgresDb;
 
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 before(async () => {
-  await admin(`CREATE DATABASE ${dbName}`);
+  scratch = await createScratchDatabase('platen_cluster');
   s3 = await startS3([BUCKET]);
   // Every 10th delivery's first attempt answers 503: retried after 1 s with the same delivery id.
   const firstSeen = new Set<string>();
@@ -66,7 +50,7 @@ before(async () => {
     }
     return 200;
   });
-  db = await openPostgres(dbUrl, { poolSize: 3 });
+  db = await openPostgres(scratch.url, { poolSize: 3 });
 });
 
 after(async () => {
@@ -74,7 +58,7 @@ after(async () => {
   await db?.close();
   await hooks?.close();
   await s3?.close();
-  await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+  await scratch?.drop().catch(() => {});
   for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -98,7 +82,7 @@ function nodeEnv(role: 'api' | 'worker', port: number, publicUrl: string): NodeJ
     HOST: '127.0.0.1',
     PLATEN_ROLE: role,
     PLATEN_DATA_DIR: dataDir,
-    PLATEN_DATABASE_URL: dbUrl,
+    PLATEN_DATABASE_URL: scratch.url,
     PLATEN_DATABASE_POOL_SIZE: '5',
     PLATEN_SECRET: SECRET,
     PLATEN_PUBLIC_URL: publicUrl,

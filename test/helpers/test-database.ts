@@ -66,3 +66,31 @@ export async function withStoredDatabase<T>(dataDir: string, work: (db: Db) => P
     await db.close();
   }
 }
+
+/** Where the cluster tests and bench make their databases: PLATEN_TEST_DATABASE_URL, else the local server's. */
+export const SCRATCH_ADMIN_URL = TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A PostgreSQL database made empty for one run: its name and URL; `drop()` removes it (connections closed). */
+export interface ScratchDatabase {
+  readonly name: string;
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/** Create an empty database `<prefix>_<random hex>` on the server of `adminUrl`. */
+export async function createScratchDatabase(prefix: string, adminUrl = SCRATCH_ADMIN_URL): Promise<ScratchDatabase> {
+  const run = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  await run(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
