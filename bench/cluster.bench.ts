@@ -18,7 +18,7 @@ import type { Db } from '../db/database.ts';
 import { openPostgres } from '../db/postgres.ts';
 import { openSqlite } from '../db/sqlite.ts';
 import { createTeam } from '../src/services/teams.ts';
-import { startChild, killAllChildren, type Child } from '../test/helpers/child.ts';
+import { startChild, killAllChildren, type Child, envWithoutPlaten } from '../test/helpers/child.ts';
 import { freePort, ROOT } from '../test/helpers/api.ts';
 import { createScratchDatabase } from '../test/helpers/test-database.ts';
 import { waitFor } from '../test/helpers/wait.ts';
@@ -54,8 +54,7 @@ async function run(setup: Setup): Promise<{ seconds: number; jobsPerSecond: numb
     for (const p of setup.processes) {
       const port = await freePort();
       ports.push(port);
-      const base: NodeJS.ProcessEnv = {};
-      for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PLATEN_') && k !== 'PORT' && k !== 'HOST') base[k] = v;
+      const base = envWithoutPlaten();
       children.push(
         startChild(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', p.role], {
           cwd: ROOT,

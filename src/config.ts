@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_CACHE_MB, DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_PIXELS, type Limits } from '../engine/index.ts';
 import { isAddressOrRange } from './middleware/client-address.ts';
+import type { S3StoreOptions } from './storage/s3.ts';
 
 /** The validated configuration of one server. */
 /** The engine limits the service sets from its environment (the template nesting depth is fixed). */
@@ -98,21 +99,8 @@ export interface Config {
   fontDirs: string[];
 }
 
-/** The file store: local disk, or an S3 bucket with its connection settings. */
-export type StorageConfig =
-  | { kind: 'local' }
-  | {
-      kind: 's3';
-      bucket: string;
-      /** Key prefix without leading or trailing slash ("" for none). */
-      prefix: string;
-      /** http(s) origin of an S3-compatible server; undefined: AWS S3 in `region`. */
-      endpoint: string | undefined;
-      region: string;
-      accessKeyId: string;
-      secretAccessKey: string;
-      forcePathStyle: boolean;
-    };
+/** The file store: local disk, or an S3 bucket with its connection settings (the deadline is PLATEN_STORAGE_TIMEOUT_MS, kept apart). */
+export type StorageConfig = { kind: 'local' } | ({ kind: 's3' } & Omit<S3StoreOptions, 'timeoutMs'>);
 
 /** What a `platen serve` process does: `api` (HTTP only), `worker` (jobs and webhooks only), `all` (both). */
 export type Role = 'api' | 'worker' | 'all';

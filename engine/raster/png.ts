@@ -8,35 +8,19 @@
  * for RGBA at level 1, against 10 ms and 243 KB. Its filters and colour conversion run per byte
  * through generic code; the encoder below does only the two layouts a page needs.
  */
-import { deflateSync } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
 
 /** How hard to compress: "fast" (previews: RGBA rows copied as they are, zlib level 1) or "small" (RGB, Sub filter, level 6). */
 export type PngEffort = 'fast' | 'small';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-function crc32(parts: readonly Buffer[]): number {
-  let c = 0xffffffff;
-  for (const b of parts) for (let i = 0; i < b.length; i++) c = CRC_TABLE[(c ^ b[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
 function chunk(type: string, data: Buffer): Buffer {
   const head = Buffer.alloc(8);
   head.writeUInt32BE(data.length, 0);
   head.write(type, 4, 'latin1');
   const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32([head.subarray(4), data]), 0);
+  crc.writeUInt32BE(crc32(data, crc32(head.subarray(4))), 0);
   return Buffer.concat([head, data, crc]);
 }
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { openPostgres, type PostgresDb } from '../../db/postgres.ts';
 import { createTeam } from '../../src/services/teams.ts';
-import { killAllChildren, startChild, type Child } from '../helpers/child.ts';
+import { killAllChildren, startChild, type Child, envWithoutPlaten } from '../helpers/child.ts';
 import { ROOT, freePort } from '../helpers/api.ts';
 import { SLOW_DEFINITION, slowDocumentData } from '../helpers/slow-document.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/test-database.ts';
@@ -37,8 +37,7 @@ after(async () => {
 });
 
 function serve(role: 'api' | 'worker', port: number): Child {
-  const base: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PLATEN_') && k !== 'PORT' && k !== 'HOST') base[k] = v;
+  const base = envWithoutPlaten();
   return startChild(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', role], {
     cwd: ROOT,
     env: {

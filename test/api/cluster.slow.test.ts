@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { and, count, eq } from 'drizzle-orm';
 import { openPostgres, type PostgresDb } from '../../db/postgres.ts';
 import { createTeam } from '../../src/services/teams.ts';
-import { killAllChildren, startChild, type Child } from '../helpers/child.ts';
+import { killAllChildren, startChild, type Child, envWithoutPlaten } from '../helpers/child.ts';
 import { ROOT, freePort } from '../helpers/api.ts';
 import { startS3, type TestS3 } from '../helpers/s3-server.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/test-database.ts';
@@ -72,8 +72,7 @@ interface Node {
 
 /** A node's environment: nothing inherited that configures Platen; a data dir of its own (no shared disk). */
 function nodeEnv(role: 'api' | 'worker', port: number, publicUrl: string): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PLATEN_') && k !== 'PORT' && k !== 'HOST') base[k] = v;
+  const base = envWithoutPlaten();
   const dataDir = mkdtempSync(join(tmpdir(), `platen-cluster-${role}-`));
   dataDirs.push(dataDir);
   return {

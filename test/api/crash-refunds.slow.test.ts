@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { killAllChildren, startChild, type Child } from '../helpers/child.ts';
+import { killAllChildren, startChild, type Child, envWithoutPlaten } from '../helpers/child.ts';
 import { SLOW_DEFINITION, slowDocumentData } from '../helpers/slow-document.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { closedPort } from '../helpers/webhook-receiver.ts';
@@ -36,8 +36,7 @@ after(async () => {
 
 /** Environment for the CLI and the server: nothing inherited that configures Platen. */
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PLATEN_') && k !== 'PORT' && k !== 'HOST') base[k] = v;
+  const base = envWithoutPlaten();
   return { ...base, PLATEN_DATA_DIR: dataDir, PLATEN_SEED_DEMO: 'false', ...extra };
 }
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { createTeam } from '../../src/services/teams.ts';
-import { killAllChildren, startChild, type Child } from '../helpers/child.ts';
+import { killAllChildren, startChild, type Child, envWithoutPlaten } from '../helpers/child.ts';
 import { ROOT, freePort } from '../helpers/api.ts';
 import { SLOW_DEFINITION, slowDocumentData } from '../helpers/slow-document.ts';
 import { databaseUrlFor, dropDatabaseOf, TEST_DATABASE_URL, withStoredDatabase } from '../helpers/test-database.ts';
@@ -28,8 +28,7 @@ after(async () => {
 
 /** Environment of a server child: nothing inherited that configures Platen. */
 async function env(dataDir: string, port: number, extra: Record<string, string>): Promise<NodeJS.ProcessEnv> {
-  const base: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PLATEN_') && k !== 'PORT' && k !== 'HOST') base[k] = v;
+  const base = envWithoutPlaten();
   const database = TEST_DATABASE_URL ? { PLATEN_DATABASE_URL: await databaseUrlFor(dataDir), PLATEN_DATABASE_POOL_SIZE: '4' } : {};
   return {
     ...base,

@@ -5,20 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { DEFAULT_LIMITS } from '../../engine/errors.ts';
 import { decodeSvg } from '../../engine/layout/svg.ts';
-import { encodePng } from '../helpers/images.ts';
+import { encodePng, pngChunk } from '../helpers/images.ts';
 import { render, renderError } from '../helpers/render.ts';
-
-function chunk(type: string, data: Uint8Array): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(td));
-  return Buffer.concat([len, td, crc]);
-}
 
 /** A PNG (RGBA, 8 bits) declaring `width` x `height` whose IDAT is `raw` deflated. */
 function png(width: number, height: number, raw: Buffer): Buffer {
@@ -27,7 +18,7 @@ function png(width: number, height: number, raw: Buffer): Buffer {
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8;
   ihdr[9] = 6;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw, { level: 9 })), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
 const uri = (b: Buffer) => `data:image/png;base64,${b.toString('base64')}`;

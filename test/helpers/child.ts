@@ -78,3 +78,10 @@ export async function killAllChildren(): Promise<void> {
   for (const c of all) c.proc.kill('SIGKILL');
   await Promise.all(all.map((c) => c.exited));
 }
+
+/** process.env without Platen's own settings (PLATEN_*, PORT, HOST): a child server is configured only by what its test gives it. */
+export function envWithoutPlaten(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PLATEN_') && k !== 'PORT' && k !== 'HOST') env[k] = v;
+  return env;
+}
