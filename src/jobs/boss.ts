@@ -130,9 +130,43 @@ export class ClusterQueue implements JobQueue {
       await lock.query('SELECT pg_advisory_lock($1)', [INSTALL_LOCK]);
       await this.boss.start();
       for (const name of [RENDER_DEAD_QUEUE, WEBHOOK_DEAD_QUEUE, RENDER_QUEUE, WEBHOOK_QUEUE]) await this.boss.createQueue(name);
+      await this.queueOrphans();
     } finally {
       await lock.end().catch(() => {}); // ending the session frees the lock
     }
+  }
+
+  /**
+   * Queue the unfinished work that has no pg-boss job: jobs and webhook deliveries a Platen
+   * version before the pg-boss queue left pending or processing in this database (a job's row and
+   * its pg-boss job are otherwise written in one transaction, so a current process leaves none).
+   * Run under the install lock, so two processes starting together queue each one once; sending
+   * a job again is harmless anyway (its pg-boss id is the job's id).
+   * @returns how many jobs and deliveries were queued.
+   */
+  private async queueOrphans(): Promise<{ jobs: number; deliveries: number }> {
+    const { db, log } = this.deps;
+    const live = `('created', 'retry', 'active')`;
+    const { rows: jobs } = await db.executeSql(
+      `SELECT j.id, j.team_id FROM jobs j
+        WHERE j.status IN ('pending', 'processing')
+          AND NOT EXISTS (SELECT 1 FROM ${BOSS_SCHEMA}.job b WHERE b.name IN ($1, $2) AND b.data->>'job' = j.id AND b.state IN ${live})`,
+      [RENDER_QUEUE, RENDER_DEAD_QUEUE],
+    );
+    for (const row of jobs as { id: string; team_id: string }[]) {
+      // (A fresh pg-boss id: the job's own may still name an ended pg-boss job. claimJobForRun
+      // fences this run as any other.)
+      await this.boss.send(RENDER_QUEUE, { job: row.id, team: row.team_id } satisfies RenderData, this.renderOptions);
+    }
+    const { rows: deliveries } = await db.executeSql(
+      `SELECT d.id FROM webhook_deliveries d
+        WHERE d.status = 'pending'
+          AND NOT EXISTS (SELECT 1 FROM ${BOSS_SCHEMA}.job b WHERE b.name IN ($1, $2) AND b.data->>'delivery' = d.id::text AND b.state IN ${live})`,
+      [WEBHOOK_QUEUE, WEBHOOK_DEAD_QUEUE],
+    );
+    for (const row of deliveries as { id: number | string }[]) await this.sendWebhook(null, Number(row.id), 0);
+    if (jobs.length + deliveries.length > 0) log.warn({ jobs: jobs.length, deliveries: deliveries.length }, 'queued unfinished work that had no queue entry (left by an earlier version)');
+    return { jobs: jobs.length, deliveries: deliveries.length };
   }
 
   private get renderOptions(): PgBoss.SendOptions {
