@@ -24,6 +24,10 @@ export interface DatabaseSettings {
   dataDir: string;
   /** PostgreSQL pool size (PLATEN_DATABASE_POOL_SIZE). */
   databasePoolSize: number;
+  /** PostgreSQL statement timeout, ms (PLATEN_DATABASE_STATEMENT_TIMEOUT_MS; 0: none). */
+  databaseStatementTimeoutMs?: number;
+  /** PostgreSQL connect and pool-wait timeout, ms (PLATEN_DATABASE_CONNECT_TIMEOUT_MS; 0: none). */
+  databaseConnectTimeoutMs?: number;
 }
 
 /** Open the configured database. @throws when PostgreSQL cannot be reached or migrated. */
@@ -31,7 +35,12 @@ export async function openConfiguredDatabase(settings: DatabaseSettings, onIdleE
   if (settings.databaseUrl) {
     // Loaded only in cluster mode: the embedded default never loads the PostgreSQL client.
     const { openPostgres } = await import('./postgres.ts');
-    return openPostgres(settings.databaseUrl, { poolSize: settings.databasePoolSize, onIdleError });
+    return openPostgres(settings.databaseUrl, {
+      poolSize: settings.databasePoolSize,
+      onIdleError,
+      statementTimeoutMs: settings.databaseStatementTimeoutMs,
+      connectTimeoutMs: settings.databaseConnectTimeoutMs,
+    });
   }
   return openSqlite(join(settings.dataDir, 'platen.db'));
 }

@@ -22,6 +22,13 @@ export interface PostgresOptions {
   poolSize: number;
   /** Called with errors of idle pooled connections (the server went away); they are replaced. */
   onIdleError?: (err: Error) => void;
+  /**
+   * A statement running longer is cancelled by the server, ms (PLATEN_DATABASE_STATEMENT_TIMEOUT_MS);
+   * 0: no limit. Migrations run without it.
+   */
+  statementTimeoutMs?: number;
+  /** Waiting longer for a connection (a new one, or a free one of the pool) fails, ms (PLATEN_DATABASE_CONNECT_TIMEOUT_MS); 0: wait. */
+  connectTimeoutMs?: number;
 }
 
 /** A PostgreSQL database handle (see db/database.ts); `pool` is the node-postgres pool. */
@@ -41,17 +48,27 @@ export interface PostgresDb extends Db {
  * @throws the connection or migration error (a wrong URL, the server down, a failed migration).
  */
 export async function openPostgres(url: string, opts: PostgresOptions): Promise<PostgresDb> {
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize });
+  const statementTimeoutMs = opts.statementTimeoutMs ?? 0;
+  // A hung server or an exhausted pool fails a request instead of holding it forever.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 0,
+    ...(statementTimeoutMs > 0 ? { options: `-c statement_timeout=${Math.round(statementTimeoutMs)}` } : {}),
+  });
   pool.on('error', (err) => opts.onIdleError?.(err));
   try {
     const client = await pool.connect();
     try {
+      // A migration may rewrite a big table: no statement limit for it (this session only).
+      if (statementTimeoutMs > 0) await client.query('SET statement_timeout = 0');
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
       try {
         await migrate(drizzle(client), { migrationsFolder: PG_MIGRATIONS_DIR });
       } finally {
         await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
       }
+      if (statementTimeoutMs > 0) await client.query('RESET statement_timeout');
     } finally {
       client.release();
     }

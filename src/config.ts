@@ -23,6 +23,10 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL connections per process at most. */
   databasePoolSize: number;
+  /** PostgreSQL cancels a statement running longer, ms; 0: no limit. */
+  databaseStatementTimeoutMs: number;
+  /** Waiting longer for a PostgreSQL connection fails, ms; 0: wait. */
+  databaseConnectTimeoutMs: number;
   /** Deadline of each dependency check of /healthz and /readyz, ms. */
   healthTimeoutMs: number;
   /** {base_url}, without a trailing slash. */
@@ -127,6 +131,8 @@ const envSchema = z.object({
     .transform((s) => (s === undefined || s.trim() === '' ? undefined : s.trim()))
     .refine((s) => s === undefined || /^postgres(ql)?:\/\/./.test(s), 'must be a postgres:// (or postgresql://) URL such as postgres://platen@db.internal:5432/platen'),
   PLATEN_DATABASE_POOL_SIZE: int(1, 1000).default(10),
+  PLATEN_DATABASE_STATEMENT_TIMEOUT_MS: int(0, 3_600_000).default(30_000),
+  PLATEN_DATABASE_CONNECT_TIMEOUT_MS: int(0, 600_000).default(10_000),
   PLATEN_HEALTH_TIMEOUT_MS: int(10, 60_000).default(2000),
   PLATEN_PUBLIC_URL: url.optional(),
   PLATEN_STORAGE_URL: z
@@ -268,6 +274,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl: e.PLATEN_DATABASE_URL,
     databasePoolSize: e.PLATEN_DATABASE_POOL_SIZE,
+    databaseStatementTimeoutMs: e.PLATEN_DATABASE_STATEMENT_TIMEOUT_MS,
+    databaseConnectTimeoutMs: e.PLATEN_DATABASE_CONNECT_TIMEOUT_MS,
     healthTimeoutMs: e.PLATEN_HEALTH_TIMEOUT_MS,
     publicUrl,
     cdnUrl,
