@@ -134,8 +134,8 @@ export const PROPERTY_DOCS: Record<string, PropertyDoc> = {
   'tableNode.table.borderWidth': { description: 'Thickness of the rules in points.', examples: [0.5], default: 0.5 },
   'tableNode.table.stripe': { description: `Background of every second body row. ${COLOR}; ${BOUND}.`, examples: ['#f3f6f9'] },
   'tableNode.table.cellPadding': { description: `Padding inside every cell: ${SIDES}; a cell's own padding replaces it.`, examples: [4, [4, 6]], default: 4 },
-  'tableNode.table.headerStyle': { description: 'Style the header cells inherit (replaces the default {"fontWeight": "bold"}).', examples: [{ fontWeight: 'bold', backgroundColor: '#1f4e79', color: 'white' }], default: { fontWeight: 'bold' } },
-  'tableNode.table.footerStyle': { description: 'Style the footer cells inherit.', examples: [{ fontWeight: 'bold' }] },
+  'tableNode.table.headerStyle': { description: 'Style the header cells inherit: text properties and backgroundColor; box properties such as padding are refused (set them on the cells). Replaces the default {"fontWeight": "bold"}.', examples: [{ fontWeight: 'bold', backgroundColor: '#1f4e79', color: 'white' }], default: { fontWeight: 'bold' } },
+  'tableNode.table.footerStyle': { description: 'Style the footer cells inherit: text properties and backgroundColor; box properties such as padding are refused (set them on the cells).', examples: [{ fontWeight: 'bold' }] },
 
   'columnsNode.columns': { description: 'Side-by-side blocks, each {"width", "content"}; the node is as tall as its tallest column.', examples: [[{ width: '*', content: [{ text: 'FROM' }] }, { width: 150, content: [{ text: 'TO' }] }]] },
   'columnsNode.columns[].width': { description: 'Column width: points, "auto", "*" or "N*".', examples: ['*', 150], default: '*' },

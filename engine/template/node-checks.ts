@@ -8,7 +8,10 @@
  *   nothing, so they are a fault at their path;
  * - a QR code is square: `size`, or `width`/`height` (the smaller is its size), not both;
  * - `colSpan`, `rowSpan` and `verticalAlign` (written on the node) apply to table cells only, and
- *   `minFontSize` only with `"fit": "shrink"`.
+ *   `minFontSize` only with `"fit": "shrink"`;
+ * - a table's `headerStyle` and `footerStyle` give their cells what cells inherit (text
+ *   properties) and a background: a box property written there (padding, border, width, ...)
+ *   would do nothing, so it is a fault at its path.
  */
 import type { TemplateIssue } from './types.ts';
 
@@ -17,6 +20,11 @@ type Obj = Record<string, unknown>;
 const KIND_KEYS = ['text', 'image', 'table', 'columns', 'stack', 'list', 'qrcode', 'barcode', 'line', 'spacer', 'pageBreak', 'toc', 'each', 'if'];
 const OFFSET_KEYS = ['top', 'right', 'bottom', 'left', 'relativeTo'] as const;
 const CELL_KEYS = ['colSpan', 'rowSpan', 'verticalAlign'];
+/** What a table's headerStyle/footerStyle may set: the properties cells inherit, a background, named styles. */
+const SECTION_STYLE_KEYS = new Set([
+  'style', 'fontFamily', 'fontSize', 'fontWeight', 'fontStyle', 'color', 'backgroundColor', 'textAlign', 'lineHeight',
+  'textDecoration', 'direction', 'letterSpacing', 'fontFeatures', 'hyphenate', 'lang', 'widows', 'orphans',
+]);
 
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** A node of the content tree (not a table spec, a border, a margin, ...). */
@@ -71,7 +79,10 @@ function walk(value: unknown, path: string, styles: Obj, issues: TemplateIssue[]
     return ids;
   }
   if (!isObj(value)) return ids;
-  if (Object.hasOwn(value, 'rows')) collectCells(value, cells);
+  if (Object.hasOwn(value, 'rows')) {
+    collectCells(value, cells);
+    sectionStyleIssues(value, path, issues);
+  }
   if (isNode(value)) {
     if (typeof value.id === 'string') ids.set(value.id, `${path}.id`);
     if (!cells.has(value)) {
@@ -101,6 +112,19 @@ function walk(value: unknown, path: string, styles: Obj, issues: TemplateIssue[]
   }
   if (exclusive && !Object.hasOwn(value, 'then')) merge(ids, walk(value.else, `${path}.else`, styles, issues, cells), issues);
   return ids;
+}
+
+/** Faults for properties of table spec `spec`'s headerStyle/footerStyle that its cells would not get. */
+function sectionStyleIssues(spec: Obj, path: string, issues: TemplateIssue[]): void {
+  for (const key of ['headerStyle', 'footerStyle']) {
+    const style = spec[key];
+    if (!isObj(style)) continue;
+    for (const k of Object.keys(style)) {
+      if (SECTION_STYLE_KEYS.has(k)) continue;
+      const cells = key === 'headerStyle' ? 'header' : 'footer';
+      issues.push({ path: `${path}.${key}.${k}`, message: `"${k}" does nothing in ${key}: ${cells} cells inherit its text properties and backgroundColor only; set "${k}" on the cells (or a named style they use)` });
+    }
+  }
 }
 
 /** A fault for offsets of node `o` that its position (own or from its styles) makes do nothing. */

@@ -87,3 +87,17 @@ test('colSpan, rowSpan and verticalAlign outside table cells, and minFontSize wi
   assert.deepEqual(errorsOf({ content: [{ table }] }), []);
   assert.deepEqual(errorsOf({ content: [{ text: 'a', fit: 'shrink', minFontSize: 6, height: 20 }] }), []);
 });
+
+test('a box property in headerStyle or footerStyle is TEMPLATE_INVALID at its path; text properties and a background are accepted', () => {
+  const table = (extra: Record<string, unknown>) => ({ content: [{ table: { header: [[{ text: 'H' }]], rows: [[{ text: 'r' }]], footer: [[{ text: 'F' }]], ...extra } }] });
+  const e = errorsOf(table({ headerStyle: { fontWeight: 'bold', padding: 6 }, footerStyle: { border: { top: { width: 1 } }, color: '#333333' } }));
+  assert.deepEqual(e.map((x) => x.path), ['content[0].table.headerStyle.padding', 'content[0].table.footerStyle.border']);
+  assert.match(e[0].message, /header cells inherit/);
+  assert.deepEqual(
+    errorsOf(table({ headerStyle: { fontWeight: 'bold', fontSize: 9, color: 'white', backgroundColor: '#1f4e79', textAlign: 'center', lang: 'de' }, footerStyle: { fontStyle: 'italic' } })),
+    [],
+  );
+  // and inside a cell's nested table
+  const nested = errorsOf({ content: [{ table: { rows: [[{ table: { rows: [[{ text: 'x' }]], headerStyle: { width: 40 } } }]] } }] });
+  assert.deepEqual(nested.map((x) => x.path), ['content[0].table.rows[0][0].table.headerStyle.width']);
+});
