@@ -146,7 +146,8 @@ function prepareKind(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext
     const para = prepareInline(node.text, style, node.link, ctx, path, keep);
     ctx.flow?.add(para.hardLines, para.minLineHeight, path);
     if (keep) return { kind: 'text', style, para, shrink: { ...keep[0], min: Math.min(('minFontSize' in node ? node.minFontSize : undefined) ?? MIN_FONT_SIZE, style.fontSize), path } };
-    return { kind: 'text', style, para };
+    // (`tag` set here too: a table cell's text takes its element in place, one object shape for all)
+    return { kind: 'text', style, para, tag: undefined };
   }
   if ('stack' in node) {
     return { kind: 'stack', style, children: prepareNodes(node.stack, style, ctx, `${path}.stack`) };
@@ -449,7 +450,8 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
       const direct = tag !== undefined && 'text' in node && node.role === undefined && node.lang === undefined && headingOfStyles(node.style) === null;
       // The cell owns padding and background; its content is laid out bare.
       let content = isEmptyCell(node) ? emptyText(cellStyle, ctx) : direct ? prepareUntagged(node, parent, ctx, `${path}[${r}][${i}]`) : prepareNode(node, parent, ctx, `${path}[${r}][${i}]`);
-      if (direct) content = { ...content, tag };
+      // (a new object, not a copy: thousands of cells)
+      if (direct) (content as { tag?: ItemTag }).tag = tag;
       ctx.flow = flow;
       ctx.structParent = table;
       const bare = bareStyle(content.style);

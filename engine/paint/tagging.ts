@@ -4,9 +4,13 @@
  * decoration), and the structure tree built by the prepare pass (engine/tags/struct.ts) is
  * written as structure elements. pdfkit keeps the document-level parts (`tagged: true`: MarkInfo,
  * StructTreeRoot with its ParentTree number tree, StructParents keys, Tabs /S on pages); the
- * operators go into the page writer's buffer with the rest of the page (no extra writes), and the
- * elements are plain indirect objects written once, at the end (pdfkit's PDFStructureElement
- * flushes element by element and cost a third more time on a table-heavy report).
+ * operators go into the page writer's buffer with the rest of the page (no extra writes).
+ *
+ * The elements are written once, at the end, straight as PDF syntax into compressed object
+ * streams (objstm.ts) where the file allows: an element is its StructNode plus an object number
+ * and a list of numbers (its MCIDs), with no pdfkit object of its own. A 7,000-cell table made
+ * that many pdfkit references, maps and dictionaries, which cost more time than the table's text.
+ * In PDF 1.4 and encrypted files they are pdfkit objects written one by one (strings encrypted).
  *
  * Lifecycle, as pdfkit's own features: {@link Tagger} is made with the document, `enter` is called
  * before each draw item, `endPage` before the page is finished, and `end` before doc.end().
@@ -29,71 +33,59 @@ type Doc = InstanceType<typeof PDFDocument>;
 
 /** A pdfkit indirect object. */
 interface Ref {
+  readonly id: number;
   data: Record<string, unknown>;
   end(): void;
 }
 interface TaggingDoc {
-  ref(data: Record<string, unknown>): Ref;
+  _offsets: (number | null)[];
+  _waiting: number;
+  _root: Ref;
   page: { dictionary: Ref; structParentTreeKey: number; annotations: Ref[] };
   getStructTreeRoot(): Ref;
-  getStructParentTree(): { get(key: number): Ref[]; add(key: number, value: unknown): void };
+  getStructParentTree(): { add(key: number, value: unknown): void };
   createStructParentTreeNextKey(): number;
 }
 
-/** What an element holds, in order: MCIDs on a page, child elements, annotations. */
-type Kid = { readonly page: Ref; readonly mcid: number } | Written | { readonly objr: Ref; readonly page: Ref };
-
-/** An element being written: its object, and its kids in reading order. */
-interface Written {
-  readonly ref: Ref;
-  readonly kids: Kid[];
-  /** Its object has been written (or packed). */
-  done?: boolean;
+/** A Link element: a text run with a link, its one MCID and its annotation (0: none was made). */
+interface Link {
+  readonly obj: number;
+  readonly page: number;
+  readonly mcid: number;
+  annot: number;
 }
 
-/** The object number of a reference. */
-function id(r: Ref): number {
-  return (r as unknown as { id: number }).id;
-}
-
-/** The sequence open on the page: artifact, an element's content, or a link's. */
-type Open = null | typeof ARTIFACT | StructNode | { readonly link: Written; readonly parent: StructNode };
+/** The sequence open on the page: artifact, an element's content, or a link's (the Link's parent: `on`). */
+type Open = null | typeof ARTIFACT | StructNode;
 
 /** Writes marked content and the structure tree of one document. */
 export class Tagger {
   private readonly d: TaggingDoc;
-  private readonly elements = new Map<StructNode, Written>();
   private open: Open = null;
+  /** The Link element open inside `open`, if any. */
+  private link: Link | null = null;
+  private readonly links: Link[] = [];
   /** Inside an item drawn whole as one artifact (the watermark's group). */
   private suppressed = 0;
-  /** MCIDs of the current page: the ParentTree's array for it. */
-  private marks: Ref[] | null = null;
+  /** Object numbers of the owners of the current page's MCIDs, by MCID: the page's ParentTree array. */
+  private marks: number[] = [];
+  /** The current page's object number, 0 before its first MCID. */
+  private page = 0;
   /** Notes numbered so far (their IDs). */
   private notes = 0;
   /** Elements go into compressed object streams where the file allows (objstm.ts). */
   private readonly packer: ObjectPacker | null;
+  /** pdfkit's reference class, for objects written one by one and for `n 0 R` values. */
+  private readonly Reference: new (doc: Doc, id: number, data: Record<string, unknown>) => Ref;
 
   /**
    * @param root the structure tree's root element (Document), built by the prepare pass.
    * @param emit appends content operators to the page (after what was drawn before).
    */
-  constructor(doc: Doc, private readonly root: StructNode, private readonly emit: (ops: string) => void) {
+  constructor(private readonly doc: Doc, private readonly root: StructNode, private readonly emit: (ops: string) => void) {
     this.d = doc as unknown as TaggingDoc;
     this.packer = ObjectPacker.usable(doc) ? new ObjectPacker(doc) : null;
-  }
-
-  /** What an item is: an element's content or an artifact. */
-  private static owner(item: DrawItem): ItemTag {
-    const tag = item.tag;
-    if (tag === undefined || tag === ARTIFACT) return ARTIFACT;
-    switch (item.kind) {
-      case 'text':
-      case 'image':
-      case 'bars':
-        return tag;
-      default:
-        return ARTIFACT;
-    }
+    this.Reference = this.d._root.constructor as never;
   }
 
   /**
@@ -104,30 +96,40 @@ export class Tagger {
   enter(item: DrawItem): Record<string, unknown> | null {
     // (An anchor draws nothing: it neither opens nor closes a sequence.)
     if (this.suppressed > 0 || item.kind === 'anchor') return null;
-    const owner = Tagger.owner(item);
+    const tag = item.tag;
+    // Only text, images and codes are content; rectangles, rules and bullets are decoration.
+    const owner: ItemTag = tag === undefined || (item.kind !== 'text' && item.kind !== 'image' && item.kind !== 'bars') ? ARTIFACT : tag;
     if (owner !== ARTIFACT && item.kind === 'text' && item.run.style.link) {
-      this.close();
-      const link: Written = { ref: this.newRef({ S: 'Link' }), kids: [] };
-      this.mark('Link', link);
-      this.open = { link, parent: owner };
+      const end = this.closing();
+      const obj = this.alloc();
+      const mcid = this.mark(obj);
+      const link: Link = { obj, page: this.page, mcid, annot: 0 };
+      this.emit(`${end}/Link<</MCID ${mcid}>>BDC`);
+      this.open = owner;
+      this.link = link;
       const key = this.d.createStructParentTreeNextKey();
-      this.d.getStructParentTree().add(key, link.ref);
+      this.d.getStructParentTree().add(key, this.ref(obj));
       return { StructParent: key, Contents: new String(item.run.style.link) };
     }
-    if (owner === this.open) return null;
-    this.close();
-    if (owner === ARTIFACT) this.emit('/Artifact BMC');
-    else this.mark(owner.type, this.element(owner));
+    if (owner === this.open && this.link === null) return null;
+    const end = this.closing();
     this.open = owner;
+    if (owner === ARTIFACT) {
+      this.emit(`${end}/Artifact BMC`);
+      return null;
+    }
+    if (owner.obj === 0) owner.obj = this.alloc();
+    const mcid = this.mark(owner.obj);
+    (owner.content ??= []).push(this.page, mcid);
+    this.emit(`${end}/${owner.type}<</MCID ${mcid}>>BDC`);
     return null;
   }
 
   /** The link annotation just made for the open Link element: its OBJR. */
   linked(): void {
-    const open = this.open;
-    if (open === null || typeof open !== 'object' || !('link' in open)) return;
+    if (this.link === null) return;
     const annots = this.d.page.annotations;
-    open.link.kids.push({ objr: annots[annots.length - 1], page: this.d.page.dictionary });
+    this.link.annot = annots[annots.length - 1].id;
   }
 
   /** Draw a group (its items) as one artifact: the watermark; or let its items be marked one by one. */
@@ -150,140 +152,171 @@ export class Tagger {
 
   /** Close the open sequence (before a page ends, or an item that is not its). */
   close(): void {
-    if (this.suppressed > 0 || this.open === null) return;
-    this.emit('EMC');
-    const open = this.open;
-    this.open = null;
-    if (typeof open === 'object' && 'link' in open) this.element(open.parent).kids.push(open.link);
+    const end = this.closing();
+    if (end) this.emit('EMC');
   }
 
-  /** The end of a page's content: its ParentTree array goes into an object stream too. */
+  /** Close the open sequence's bookkeeping; its EMC (with a line break) to emit, or ''. */
+  private closing(): string {
+    if (this.suppressed > 0 || this.open === null) return '';
+    const link = this.link;
+    if (link !== null) {
+      // A Link element goes into its parent's content where it was painted.
+      const owner = this.open as StructNode;
+      if (owner.obj === 0) owner.obj = this.alloc();
+      this.links.push(link);
+      (owner.content ??= []).push(-this.links.length, 0);
+      this.link = null;
+    }
+    this.open = null;
+    return 'EMC\n';
+  }
+
+  /** The end of a page's content: its ParentTree array (into an object stream when packing). */
   endPage(): void {
     this.close();
-    if (this.marks && this.packer) {
-      const array = this.newRef({});
-      (array as { data: unknown }).data = this.marks;
-      this.d.getStructParentTree().add(this.d.page.structParentTreeKey, array);
-      this.packer.add(array as never);
+    if (this.marks.length > 0) {
+      const key = this.d.page.structParentTreeKey;
+      if (this.packer) {
+        const array = this.packer.alloc();
+        let body = '[';
+        for (const n of this.marks) body += `${n} 0 R `;
+        this.packer.add(array, `${body}]`);
+        this.d.getStructParentTree().add(key, this.ref(array));
+      } else this.d.getStructParentTree().add(key, this.marks.map((n) => this.ref(n)));
     }
-    this.marks = null;
+    this.marks = [];
+    this.page = 0;
   }
 
   /** Write the structure tree (before doc.end()). */
   end(): void {
     this.close();
     const treeRoot = this.d.getStructTreeRoot();
-    const root = this.build(this.root, treeRoot) ?? this.write({ ref: this.newRef({ S: 'Document' }), kids: [] }, treeRoot);
-    treeRoot.data.K = [root.ref];
+    if (!this.build(this.root, treeRoot.id)) {
+      this.root.obj = this.alloc();
+      this.write(this.root, treeRoot.id, []);
+    }
+    treeRoot.data.K = [this.ref(this.root.obj)];
     this.packer?.flush();
   }
 
-  /** An element's object: packed into an object stream, or written on its own by pdfkit. */
-  private newRef(data: Record<string, unknown>): Ref {
-    return this.packer ? (this.packer.ref(data) as unknown as Ref) : this.d.ref(data);
+  /** A new object number. */
+  private alloc(): number {
+    return this.d._offsets.push(null);
   }
 
-  /** A marked-content sequence with the page's next MCID, owned by `el`. */
-  private mark(type: string, el: Written): void {
-    if (this.marks === null) this.marks = this.d.getStructParentTree().get(this.d.page.structParentTreeKey);
-    const mcid = this.marks.length;
-    this.marks.push(el.ref);
-    el.kids.push({ page: this.d.page.dictionary, mcid });
-    this.emit(`/${type}<</MCID ${mcid}>>BDC`);
+  /** `n 0 R` where pdfkit writes a value. */
+  private ref(id: number): Ref {
+    const r = Object.create(this.Reference.prototype) as { id: number; gen: number };
+    r.id = id;
+    r.gen = 0;
+    return r as unknown as Ref;
   }
 
-  private element(node: StructNode): Written {
-    let el = this.elements.get(node);
-    if (!el) {
-      const data: Record<string, unknown> = { S: node.type };
-      // PDF/UA: every Note has an ID of its own.
-      if (node.type === 'Note') data.ID = new String(`note-${++this.notes}`);
-      if (node.alt) data.Alt = new String(node.alt);
-      if (node.lang) data.Lang = new String(node.lang);
-      if (node.scope || node.rowSpan || node.colSpan) {
-        const attrs: Record<string, unknown> = { O: 'Table' };
-        if (node.scope) attrs.Scope = node.scope;
-        if (node.rowSpan) attrs.RowSpan = node.rowSpan;
-        if (node.colSpan) attrs.ColSpan = node.colSpan;
-        data.A = attrs;
-      }
-      el = { ref: this.newRef(data), kids: [] };
-      this.elements.set(node, el);
+  /** The next MCID of the page, owned by object `obj`. */
+  private mark(obj: number): number {
+    if (this.page === 0) this.page = this.d.page.dictionary.id;
+    return this.marks.push(obj) - 1;
+  }
+
+  /** Write the element of `node` and its children in template order; false when it is left out (empty). */
+  private build(node: StructNode, parent: number): boolean {
+    // (An object is made only for an element that will be written.)
+    if (node.obj === 0) {
+      if (!this.holds(node)) return false;
+      node.obj = this.alloc();
     }
-    return el;
-  }
-
-  /** The element of `node` with its children in template order, written; null when it is empty. */
-  private build(node: StructNode, parent: Ref): Written | null {
-    const painted = this.elements.get(node);
-    // (An object is made only for an element that will be written: pdfkit lists every one.)
-    if (!painted && !this.holds(node)) return null;
-    const el = painted ?? this.element(node);
-    for (const child of node.children) {
-      const k = this.build(child, el.ref);
-      if (k) el.kids.push(k);
-    }
-    return this.write(el, parent);
+    const kids: number[] = [];
+    for (const child of node.children) if (this.build(child, node.obj)) kids.push(child.obj);
+    this.write(node, parent, kids);
+    return true;
   }
 
   /** Whether an element is written: it got content, is kept, or holds one that is. */
   private holds(node: StructNode): boolean {
-    if (node.keep || this.elements.has(node)) return true;
+    if (node.keep || node.obj !== 0) return true;
     for (const child of node.children) if (this.holds(child)) return true;
     return false;
   }
 
-  /** Write an element and the Link elements inside it: P, Pg (the page of its first MCID), K. */
-  private write(el: Written, parent: Ref): Written {
-    el.done = true;
-    if (this.packer) {
-      this.packer.add(el.ref as never, this.body(el, parent));
-      return el;
+  /** Write an element (and the Link elements in its content): S, P, attributes, Pg (the page of its first MCID), K. */
+  private write(node: StructNode, parent: number, kids: readonly number[]): void {
+    if (!this.packer) return this.writeObject(node, parent, kids);
+    const content = node.content;
+    let out = `<</S/${node.type}/P ${parent} 0 R`;
+    // PDF/UA: every Note has an ID of its own.
+    if (node.type === 'Note') out += `/ID${text(`note-${++this.notes}`)}`;
+    if (node.alt) out += `/Alt${text(node.alt)}`;
+    if (node.lang) out += `/Lang${text(node.lang)}`;
+    if (node.scope || node.rowSpan || node.colSpan) {
+      out += `/A<</O/Table${node.scope ? `/Scope/${node.scope}` : ''}${node.rowSpan ? `/RowSpan ${node.rowSpan}` : ''}${node.colSpan ? `/ColSpan ${node.colSpan}` : ''}>>`;
     }
-    const data = el.ref.data;
-    data.P = parent;
-    const k: unknown[] = [];
-    let pg: Ref | undefined;
-    for (const kid of el.kids) {
-      if ('ref' in kid) {
-        if (!kid.done) this.write(kid, el.ref);
-        k.push(kid.ref);
-      } else if ('objr' in kid) k.push({ Type: 'OBJR', Obj: kid.objr, Pg: kid.page });
-      else {
-        pg ??= kid.page;
-        k.push(kid.page === pg ? kid.mcid : { Type: 'MCR', Pg: kid.page, MCID: kid.mcid });
-      }
-    }
-    if (pg) data.Pg = pg;
-    data.K = k.length === 1 ? k[0] : k;
-    el.ref.end();
-    return el;
-  }
-
-  /** An element's dictionary in PDF syntax, written directly (thousands of table cells). */
-  private body(el: Written, parent: Ref): string {
-    const data = el.ref.data as { S: string; ID?: unknown; Alt?: unknown; Lang?: unknown; A?: { Scope?: string; RowSpan?: number; ColSpan?: number } };
-    let out = `<</S/${data.S}/P ${id(parent)} 0 R`;
-    if (data.ID !== undefined) out += `/ID${text(String(data.ID))}`;
-    if (data.Alt !== undefined) out += `/Alt${text(String(data.Alt))}`;
-    if (data.Lang !== undefined) out += `/Lang${text(String(data.Lang))}`;
-    const a = data.A;
-    if (a) out += `/A<</O/Table${a.Scope ? `/Scope/${a.Scope}` : ''}${a.RowSpan ? `/RowSpan ${a.RowSpan}` : ''}${a.ColSpan ? `/ColSpan ${a.ColSpan}` : ''}>>`;
     let k = '';
     let n = 0;
-    let pg: Ref | undefined;
-    for (const kid of el.kids) {
-      if (n++ > 0) k += ' ';
-      if ('ref' in kid) {
-        if (!kid.done) this.write(kid, el.ref);
-        k += `${id(kid.ref)} 0 R`;
-      } else if ('objr' in kid) k += `<</Type/OBJR/Obj ${id(kid.objr)} 0 R/Pg ${id(kid.page)} 0 R>>`;
-      else {
-        pg ??= kid.page;
-        k += kid.page === pg ? String(kid.mcid) : `<</Type/MCR/Pg ${id(kid.page)} 0 R/MCID ${kid.mcid}>>`;
+    let pg = 0;
+    if (content !== null) {
+      for (let i = 0; i < content.length; i += 2) {
+        const page = content[i];
+        if (n++ > 0) k += ' ';
+        if (page < 0) {
+          const link = this.links[-page - 1];
+          this.packer.add(link.obj, this.linkBody(link, node.obj));
+          k += `${link.obj} 0 R`;
+        } else if (pg === 0 || page === pg) {
+          pg = page;
+          k += content[i + 1];
+        } else k += `<</Type/MCR/Pg ${page} 0 R/MCID ${content[i + 1]}>>`;
       }
     }
-    if (pg) out += `/Pg ${id(pg)} 0 R`;
-    return `${out}/K${n === 1 ? ` ${k}` : `[${k}]`}>>`;
+    for (const kid of kids) k += `${n++ > 0 ? ' ' : ''}${kid} 0 R`;
+    if (pg !== 0) out += `/Pg ${pg} 0 R`;
+    this.packer.add(node.obj, `${out}/K${n === 1 ? ` ${k}` : `[${k}]`}>>`);
+  }
+
+  private linkBody(link: Link, parent: number): string {
+    const objr = link.annot ? ` <</Type/OBJR/Obj ${link.annot} 0 R/Pg ${link.page} 0 R>>` : '';
+    return `<</S/Link/P ${parent} 0 R/Pg ${link.page} 0 R/K[${link.mcid}${objr}]>>`;
+  }
+
+  /** An element as a pdfkit object written on its own (PDF 1.4, encrypted files: pdfkit encrypts its strings). */
+  private writeObject(node: StructNode, parent: number, kids: readonly number[]): void {
+    const data: Record<string, unknown> = { S: node.type, P: this.ref(parent) };
+    if (node.type === 'Note') data.ID = new String(`note-${++this.notes}`);
+    if (node.alt) data.Alt = new String(node.alt);
+    if (node.lang) data.Lang = new String(node.lang);
+    if (node.scope || node.rowSpan || node.colSpan) {
+      const attrs: Record<string, unknown> = { O: 'Table' };
+      if (node.scope) attrs.Scope = node.scope;
+      if (node.rowSpan) attrs.RowSpan = node.rowSpan;
+      if (node.colSpan) attrs.ColSpan = node.colSpan;
+      data.A = attrs;
+    }
+    const k: unknown[] = [];
+    let pg = 0;
+    const content = node.content ?? [];
+    for (let i = 0; i < content.length; i += 2) {
+      const page = content[i];
+      if (page < 0) {
+        const link = this.links[-page - 1];
+        const linkKids: unknown[] = [link.mcid];
+        if (link.annot) linkKids.push({ Type: 'OBJR', Obj: this.ref(link.annot), Pg: this.ref(link.page) });
+        this.writeRef(link.obj, { S: 'Link', P: this.ref(node.obj), Pg: this.ref(link.page), K: linkKids });
+        k.push(this.ref(link.obj));
+      } else if (pg === 0 || page === pg) {
+        pg = page;
+        k.push(content[i + 1]);
+      } else k.push({ Type: 'MCR', Pg: this.ref(page), MCID: content[i + 1] });
+    }
+    for (const kid of kids) k.push(this.ref(kid));
+    if (pg !== 0) data.Pg = this.ref(pg);
+    data.K = k.length === 1 ? k[0] : k;
+    this.writeRef(node.obj, data);
+  }
+
+  private writeRef(id: number, data: Record<string, unknown>): void {
+    const ref = new this.Reference(this.doc, id, data);
+    this.d._waiting++;
+    ref.end();
   }
 }

@@ -36,6 +36,13 @@ export interface StructNode {
   keep?: boolean;
   /** Template path of the node (headings: for the PDF/UA heading check). */
   path?: string;
+  /** Paint pass (engine/paint/tagging.ts): the element's PDF object number, 0 until it has one. */
+  obj: number;
+  /**
+   * Paint pass: its marked content in painted order, as number pairs: (page object number, MCID),
+   * or (-1 - i, 0) for the i-th Link element the tagger made inside it. Null: none yet.
+   */
+  content: number[] | null;
 }
 
 /** What a draw item belongs to: an element, or page furniture (header, footer, decoration). */
@@ -46,7 +53,12 @@ export const ARTIFACT = 'artifact' as const;
 
 /** A new element under `parent` (appended to its children), or a root when `parent` is null. */
 export function structNode(type: StructType, parent: StructNode | null, attrs?: Partial<Pick<StructNode, 'alt' | 'lang' | 'scope' | 'rowSpan' | 'colSpan' | 'keep' | 'path'>>): StructNode {
-  const node: StructNode = { type, parent, children: [], ...attrs };
+  // Every field set, in one order: thousands of table cells share one object shape.
+  const node: StructNode = {
+    type, parent, children: [],
+    alt: attrs?.alt, lang: attrs?.lang, scope: attrs?.scope, rowSpan: attrs?.rowSpan, colSpan: attrs?.colSpan,
+    keep: attrs?.keep, path: attrs?.path, obj: 0, content: null,
+  };
   if (parent) parent.children.push(node);
   return node;
 }
@@ -67,12 +79,19 @@ export function roleType(role: Exclude<Role, 'artifact'>): StructType {
 /** A heading level from style names (`h1`..`h6`), the last one that is a heading winning. */
 export function headingOfStyles(style: string | readonly string[] | undefined): StructType | null {
   if (style === undefined) return null;
-  const names = typeof style === 'string' ? [style] : style;
-  for (let i = names.length - 1; i >= 0; i--) {
-    const m = /^h([1-6])$/i.exec(names[i]);
-    if (m) return `H${m[1]}` as StructType;
+  if (typeof style === 'string') return headingOfStyle(style);
+  for (let i = style.length - 1; i >= 0; i--) {
+    const type = headingOfStyle(style[i]);
+    if (type) return type;
   }
   return null;
+}
+
+const HEADINGS: Record<string, StructType> = { h1: 'H1', h2: 'H2', h3: 'H3', h4: 'H4', h5: 'H5', h6: 'H6' };
+
+/** The heading a style name is (`h1`..`h6`, any case), or null; asked for every table cell. */
+function headingOfStyle(name: string): StructType | null {
+  return name.length === 2 ? HEADINGS[name.toLowerCase()] ?? null : null;
 }
 
 /** What tagging the content needs while it is prepared. */
