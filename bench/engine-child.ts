@@ -4,7 +4,7 @@
  *
  *   tsx bench/engine-child.ts --engine platen|typst|pdfmake --doc invoice|report
  *       [--data varied|repeated] [--seconds 4] [--warmup 1] [--renders N] [--samples 20]
- *       [--profile file.cpuprofile] [--profile-first file.cpuprofile]
+ *       [--profile file.cpuprofile] [--profile-first file.cpuprofile] [--warm-up]
  *
  * Prints one JSON line: the time to load the engine's module and set it up, the first render's
  * time, docs/s over `--seconds` after `--warmup` seconds of warm-up (or over exactly `--renders`
@@ -18,6 +18,13 @@
  * bound by Platen's binder) is not. `--profile` writes a V8 CPU profile of the measured renders
  * only (after the warm-up), `--profile-first` one of the first render only (summarize either
  * with bench/cpu-profile-top.mjs).
+ *
+ * First render: by default the first render right after the engine's module is loaded (its
+ * `firstRenderMs`). With `--warm-up` (Platen only), the engine's `warmUp()` runs after the load,
+ * timed apart (`warmUpMs`: what a render thread does before it takes work), and `firstRenderMs`
+ * is the first render after it; `warmedUp` says which of the two the line reports.
+ * `firstRenderCpuMs` is that render's CPU time (all threads), steadier than the wall time on a
+ * loaded machine.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -37,6 +44,7 @@ const seconds = Number(arg('seconds', '4'));
 const warmup = Number(arg('warmup', '1'));
 const renders = arg('renders') === undefined ? undefined : Number(arg('renders'));
 const samples = Number(arg('samples', '20'));
+const warmUpFirst = process.argv.includes('--warm-up');
 if (!['platen', 'typst', 'pdfmake'].includes(engineName) || !['invoice', 'report'].includes(docName)) {
   console.error('usage: engine-child.ts --engine platen|typst|pdfmake --doc invoice|report [--data varied|repeated] [--seconds S] [--warmup S] [--renders N]');
   process.exit(2);
@@ -61,12 +69,19 @@ const round = (n: number) => Math.round(n * 100) / 100;
 const loadStart = performance.now();
 let engine: Engine;
 let stats: (() => unknown) | undefined;
+let warmUpMs: number | null = null;
+if (warmUpFirst && engineName !== 'platen') throw new Error('--warm-up: Platen only');
 if (engineName === 'platen') {
   const platen = await import('../engine/index.ts');
   const caches = await import('../engine/caches.ts');
   stats = caches.cacheStats;
   const v = platen.validateTemplate(template);
   if (!v.ok) throw new Error(`examples/${docName} is invalid`);
+  if (warmUpFirst) {
+    const start = performance.now();
+    await platen.warmUp();
+    warmUpMs = performance.now() - start;
+  }
   engine = {
     prepare: (data) => data,
     render: async (data) => (await platen.renderPdf(v.template, data, { now })).pages,
@@ -114,7 +129,7 @@ if (engineName === 'platen') {
     },
   };
 }
-const loadMs = performance.now() - loadStart;
+const loadMs = performance.now() - loadStart - (warmUpMs ?? 0);
 
 let serial = 0;
 let pages = 0;
@@ -146,6 +161,7 @@ async function profiled<T>(file: string | undefined, work: () => Promise<T>): Pr
 }
 
 const firstRenderMs = await profiled(arg('profile-first'), timed);
+const firstRenderCpuMs = cpuMs;
 const rssAfterFirst = process.memoryUsage().rss;
 
 const warmEnd = performance.now() + warmup * 1000;
@@ -182,7 +198,10 @@ console.log(
     // On a loaded machine the wall time includes waiting for a core; the CPU time less so.
     cpuMsPerRender: round(cpuMs / times.length),
     loadMs: round(loadMs),
+    warmedUp: warmUpFirst,
+    warmUpMs: warmUpMs === null ? null : round(warmUpMs),
     firstRenderMs: round(firstRenderMs),
+    firstRenderCpuMs: round(firstRenderCpuMs),
     rssAfterFirstMB: mb(rssAfterFirst),
     rssSamplesMB: rss,
     rssEndMB: mb(process.memoryUsage().rss),

@@ -28,6 +28,15 @@ export function encodeCode(bcid: string, value: string, options: Record<string, 
   return caches.codes.getOrCompute(key, () => encodeUncached(bcid, value, options, path)) as VectorCode;
 }
 
+/**
+ * Encode one QR code, uncached and thrown away: bwip-js's first call is slow (its encoder is a
+ * large translation of PostScript that V8 compiles on first use, some 20-40 ms), so a render
+ * thread calls this before taking work.
+ */
+export function warmUpCodes(): void {
+  bwipjs.raw('qrcode', 'https://example.com/warm-up/0123456789', { eclevel: 'M' } as never);
+}
+
 function encodeUncached(bcid: string, value: string, options: Record<string, string | number | boolean>, path: string): VectorCode {
   let raw: (Raw2D | RawLinear)[];
   try {

@@ -214,7 +214,8 @@ const bmp = new WeakMap<FontFace, Uint8Array>();
 
 function loadFace(entry: FaceEntry, parsed?: Font): FontFace {
   const font = parsed ?? (fontkit.create(readFileSync(entry.path)) as Font);
-  const upm = font.unitsPerEm;
+  const m = faceMetrics(font);
+  const upm = m.unitsPerEm;
   return {
     key: `${entry.family}|${entry.weight}|${entry.style}`,
     family: entry.family,
@@ -222,12 +223,81 @@ function loadFace(entry: FaceEntry, parsed?: Font): FontFace {
     style: entry.style,
     font,
     unitsPerEm: upm,
-    ascent: font.ascent / upm,
-    descent: Math.abs(font.descent) / upm,
-    underlinePosition: Math.abs(font.underlinePosition || -0.1 * upm) / upm,
-    underlineThickness: (font.underlineThickness || 0.05 * upm) / upm,
-    xHeight: (font.xHeight || 0.5 * upm) / upm,
+    ascent: m.ascent / upm,
+    descent: Math.abs(m.descent) / upm,
+    underlinePosition: Math.abs(m.underlinePosition || -0.1 * upm) / upm,
+    underlineThickness: (m.underlineThickness || 0.05 * upm) / upm,
+    xHeight: (m.xHeight || 0.5 * upm) / upm,
   };
+}
+
+/** A face's vertical metrics in font units, as fontkit's getters give them (xHeight 0 when OS/2 has none). */
+interface RawMetrics {
+  unitsPerEm: number;
+  ascent: number;
+  descent: number;
+  underlinePosition: number;
+  underlineThickness: number;
+  xHeight: number;
+}
+
+/**
+ * The metrics a FontFace needs, read straight from the head, hhea, post and OS/2 tables of the
+ * font file: fontkit decodes a whole table on first access, and its `post` holds every glyph's
+ * name (some 10 ms for a few faces, for two numbers). Falls back to fontkit's getters when the
+ * file or a table is not where fontkit found it.
+ */
+function faceMetrics(font: Font): RawMetrics {
+  const bytes = (font as unknown as { stream?: { buffer?: Uint8Array } }).stream?.buffer;
+  const tables = (font as unknown as { directory?: { tables?: Record<string, { offset: number; length: number } | undefined> } }).directory?.tables;
+  const head = tables?.head;
+  const hhea = tables?.hhea;
+  const post = tables?.post;
+  const os2 = tables?.['OS/2'];
+  const fits = (t: { offset: number; length: number } | undefined, size: number) => t !== undefined && t.length >= size && t.offset + size <= bytes!.length;
+  if (!(bytes instanceof Uint8Array) || !fits(head, 20) || !fits(hhea, 8) || !fits(post, 12)) {
+    return { unitsPerEm: font.unitsPerEm, ascent: font.ascent, descent: font.descent, underlinePosition: font.underlinePosition, underlineThickness: font.underlineThickness, xHeight: font.xHeight };
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (fits(post, 32)) lazyPost(font, view, post!);
+  // OS/2 versions 2 and later have sxHeight at byte 86.
+  const xHeight = fits(os2, 88) && view.getUint16(os2!.offset) >= 2 ? view.getInt16(os2!.offset + 86) : 0;
+  return {
+    unitsPerEm: view.getUint16(head!.offset + 18),
+    ascent: view.getInt16(hhea!.offset + 4),
+    descent: view.getInt16(hhea!.offset + 6),
+    underlinePosition: view.getInt16(post!.offset + 8),
+    underlineThickness: view.getInt16(post!.offset + 10),
+    xHeight,
+  };
+}
+
+/**
+ * fontkit decodes a table whole on its first read, and `post` holds every glyph's name: reading
+ * italicAngle or isFixedPitch (a PDF font descriptor) cost 20-60 ms a face in a fresh process.
+ * This puts the table's 32-byte header where fontkit keeps its decoded tables; anything else
+ * (glyph names) decodes the whole table then. Left to fontkit if its internals are not as expected.
+ */
+function lazyPost(font: Font, view: DataView, table: { offset: number; length: number }): void {
+  const internals = font as unknown as { _tables?: Record<string, unknown>; _decodeTable?: (table: unknown) => Record<string | symbol, unknown> };
+  const decodeTable = internals._decodeTable;
+  if (typeof internals._tables !== 'object' || internals._tables === null || typeof decodeTable !== 'function' || 'post' in internals._tables) return;
+  const at = table.offset;
+  const header: Record<string | symbol, unknown> = {
+    version: view.getInt32(at) / 65536,
+    italicAngle: view.getInt32(at + 4) / 65536,
+    underlinePosition: view.getInt16(at + 8),
+    underlineThickness: view.getInt16(at + 10),
+    isFixedPitch: view.getUint32(at + 12),
+    minMemType42: view.getUint32(at + 16),
+    maxMemType42: view.getUint32(at + 20),
+    minMemType1: view.getUint32(at + 24),
+    maxMemType1: view.getUint32(at + 28),
+  };
+  let full: Record<string | symbol, unknown> | undefined;
+  internals._tables.post = new Proxy(header, {
+    get: (target, key) => (key in target ? target[key] : (full ??= decodeTable.call(font, table))?.[key]),
+  });
 }
 
 let bundled: FontLibrary | undefined;

@@ -5,7 +5,7 @@
  * units per em), one reused buffer; the face's file is copied into the wasm memory once.
  *
  * The module (440 KB) is compiled in the background when this module loads and instantiated on
- * first use, once per thread. HarfBuzz's emscripten runtime asks for five imports; only the heap
+ * first use (or by {@link warmUpHarfBuzz}), once per thread. HarfBuzz's emscripten runtime asks for five imports; only the heap
  * growth does anything here.
  */
 import { readFileSync } from 'node:fs';
@@ -54,7 +54,7 @@ const WASM_URL = new URL('../../node_modules/harfbuzzjs/dist/harfbuzz.wasm', imp
 
 let compiled: WebAssembly.Module | undefined;
 let failed = false;
-void (async () => {
+const compiling = (async () => {
   try {
     compiled = await WebAssembly.compile(readFileSync(WASM_URL));
   } catch {
@@ -161,6 +161,20 @@ function featureBytes(h: HbExports, spec: string): Uint8Array {
   bytes = new Uint8Array(h.memory.buffer.slice(out, out + 16));
   featureCache.set(spec, bytes);
   return bytes;
+}
+
+/**
+ * Set HarfBuzz up ahead of the first render: wait for the module's background compile, instantiate
+ * it, copy each face's file into the wasm memory and shape a short sample in it (V8 compiles wasm
+ * functions on their first call: this compiles the common shaping paths). Resolves to whether
+ * HarfBuzz is available.
+ */
+export async function warmUpHarfBuzz(faces: readonly FontFace[]): Promise<boolean> {
+  await compiling;
+  const h = harfbuzz();
+  if (!h) return false;
+  for (const face of faces) hbShape(face, 'Aa fi 1.0', [], false);
+  return true;
 }
 
 /** Whether HarfBuzz can be used in this thread (its wasm found and instantiated). */

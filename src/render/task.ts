@@ -5,7 +5,7 @@
 import { readlinkSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { workerData } from 'node:worker_threads';
-import { BUNDLED_FONT_DIR, configureCaches, FontLibrary, renderImage, renderPdf, RenderError, type ImageFormat, type Limits, type PdfVariant, type Protection } from '../../engine/index.ts';
+import { BUNDLED_FONT_DIR, configureCaches, FontLibrary, renderImage, renderPdf, RenderError, warmUp, type ImageFormat, type Limits, type PdfVariant, type Protection } from '../../engine/index.ts';
 import { definitionCache } from './definitions.ts';
 
 /** What every task of a pool shares: extra font folders (PLATEN_FONT_DIRS) and the engine's limits (PLATEN_MAX_*). */
@@ -105,10 +105,12 @@ function kernelThreadId(): number | null {
 }
 
 /**
- * Answers once the thread has loaded the engine and its fonts and rendered a warm-up document: the
- * pool hands a thread renders (and starts their deadline) only after this.
+ * Answers once the thread has loaded the engine and its fonts, done the engine's one-time setup
+ * (warmUp: faces, HarfBuzz, the QR encoder, number and date formats) and rendered a warm-up
+ * document: the pool hands a thread renders (and starts their deadline) only after this.
  */
 export async function ready(): Promise<ThreadReady> {
+  await warmUp(fonts);
   const rows = Array.from({ length: 20 }, (_, i) => ({ name: `Item ${i}`, price: (i * 1.5).toFixed(2) }));
   await renderPdf(WARM_UP, { n: 1, rows }, { now: new Date(0), fonts });
   return { heapMb: heapMb(), tid: kernelThreadId() };
