@@ -163,6 +163,9 @@ function featureBytes(h: HbExports, spec: string): Uint8Array {
   return bytes;
 }
 
+/** Letters, digits, punctuation, kerning pairs and a ligature: text that runs the common lookups. */
+const WARM_UP_SAMPLE = 'The quick brown fox jumps over the lazy dog; AV To Wa, office 0123456789 (€1,234.56) "ok" - 50%.';
+
 /**
  * Set HarfBuzz up ahead of the first render: wait for the module's background compile, instantiate
  * it, copy each face's file into the wasm memory and shape a short sample in it (V8 compiles wasm
@@ -173,7 +176,7 @@ export async function warmUpHarfBuzz(faces: readonly FontFace[]): Promise<boolea
   await compiling;
   const h = harfbuzz();
   if (!h) return false;
-  for (const face of faces) hbShape(face, 'Aa fi 1.0', [], false);
+  for (const face of faces) hbShape(face, WARM_UP_SAMPLE, [], false);
   return true;
 }
 
