@@ -84,6 +84,12 @@ export interface Limits {
   maxImagePixels: number;
   /** Elements of one SVG image. Default 20,000. */
   maxSvgElements: number;
+  /**
+   * Characters of data that placeholder filters and condition comparisons go through while the
+   * data is checked and while it is bound (each pass counted on its own; header and footer once
+   * per page). Default 20,000,000 (well under a second of work).
+   */
+  maxDataScan: number;
 }
 
 /** The limits a render uses when `options.limits` does not say otherwise. */
@@ -97,4 +103,5 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxImageBytes: 20 * 1024 * 1024,
   maxImagePixels: 40_000_000,
   maxSvgElements: 20_000,
+  maxDataScan: 20_000_000,
 });

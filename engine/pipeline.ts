@@ -83,7 +83,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   const budget = new LayoutBudget(opts.limits);
   const prepare: PrepareContext = { styles: template.styles, textStyles: new TextStyles(opts.fonts), limits: opts.limits, images: opts.images, language: opts.language, warnings, budget, flow: null };
   const measure: MeasureContext = { budget, warnings, page: pageFrame(template) };
-  const bind: BindNodesOptions = { now: opts.now, language: opts.language, maxNodes: opts.limits.maxNodes, maxDepth: opts.limits.maxDepth };
+  const bind: BindNodesOptions = { now: opts.now, language: opts.language, maxNodes: opts.limits.maxNodes, maxDepth: opts.limits.maxDepth, maxDataScan: opts.limits.maxDataScan };
   const missing = warnMissing(warnings);
   const frame = pageFrame(template);
   const bands: BandContext = { template, data, bind, root: rootStyle(template.font, opts.fonts.defaultFamily), prepare, measure, frame };
@@ -228,14 +228,14 @@ function layOutForOutput(template: Template, data: unknown, options: PipelineOpt
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const now = options.now ?? new Date();
   // check
-  const faults = dataFaults(template, data, { maxDataDepth: limits.maxDataDepth, maxNodes: limits.maxNodes, now });
+  const faults = dataFaults(template, data, { maxDataDepth: limits.maxDataDepth, maxNodes: limits.maxNodes, maxDataScan: limits.maxDataScan, now });
   if (faults.length > 0) {
     const more = faults.length > 1 ? ` (and ${faults.length - 1} more)` : '';
     throw new RenderError('DATA_INVALID', faults[0].message + more, faults[0].path, faults);
   }
   const warnings = new WarningSink();
   // bind (metadata; the content is bound in layoutDocument)
-  const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language, missing: warnMissing(warnings) });
+  const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language, missing: warnMissing(warnings), maxDataScan: limits.maxDataScan });
   if (pdfUa && !meta.title) throw new RenderError('TEMPLATE_INVALID', 'PDF/UA needs a document title: set metadata.title (it is shown instead of the file name)', 'metadata.title');
   if (pdfUa && !meta.language) throw new RenderError('TEMPLATE_INVALID', 'PDF/UA needs the document\'s language: set metadata.language (a BCP 47 tag such as "en")', 'metadata.language');
   const root = pdf && (pdfUa || template.tagged !== false) ? structNode('Document', null) : undefined;

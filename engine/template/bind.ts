@@ -31,7 +31,8 @@
  *   placeholder colours, table `columns`, `dash`) are shared with the template: treat them as
  *   read-only.
  * - Produced nodes are counted: past `maxNodes` (default DEFAULT_LIMITS.maxNodes) binding stops
- *   with RenderError('LIMIT_EXCEEDED').
+ *   with RenderError('LIMIT_EXCEEDED'); so do the characters filters and comparisons go through,
+ *   past `maxDataScan` (data-scan.ts).
  */
 import { DEFAULT_LIMITS, RenderError } from '../errors.ts';
 import type {
@@ -48,6 +49,7 @@ import type {
 } from './types.ts';
 import { evaluateCondition } from './conditions.ts';
 import { bindColorText, eachItems } from './data-faults.ts';
+import { DataScanBudget } from './data-scan.ts';
 import type { MissingReporter } from './missing.ts';
 import { resolveLocale } from './filters.ts';
 import { createScope, enterLoop, type Scope } from './path.ts';
@@ -60,6 +62,8 @@ export interface BindNodesOptions extends BindOptions {
   maxNodes?: number;
   /** Deepest node nesting. Default DEFAULT_LIMITS.maxDepth. */
   maxDepth?: number;
+  /** Characters filters and comparisons may go through (data-scan.ts). Default DEFAULT_LIMITS.maxDataScan. */
+  maxDataScan?: number;
   /** JSON path of `nodes` in the template, for error paths. Default "content". */
   path?: string;
   /** Told of every placeholder and `each` that reads data the data does not have (missing.ts). */
@@ -504,7 +508,8 @@ export function bindNodes(nodes: readonly Node[], data: unknown, opts: BindNodes
     count: 0,
   };
   const out: BoundNode[] = [];
-  bindList(nodes, createScope(data, { now: opts.now, page: opts.page }), ctx, opts.path ?? 'content', 1, out);
+  const scan = new DataScanBudget(opts.maxDataScan ?? DEFAULT_LIMITS.maxDataScan);
+  bindList(nodes, createScope(data, { now: opts.now, page: opts.page, scan }), ctx, opts.path ?? 'content', 1, out);
   return out;
 }
 
@@ -531,10 +536,10 @@ export function bindValue(s: string, scope: Scope, opts: Pick<BindOptions, 'lang
  * filters (else `opts.language`, else "en"); an empty bound field is dropped; placeholders the data
  * lacks are told to `opts.missing`. Returns a new object.
  */
-export function bindMetadata(meta: Metadata | undefined, data: unknown, opts: BindOptions & { missing?: MissingReporter }): Metadata {
+export function bindMetadata(meta: Metadata | undefined, data: unknown, opts: BindOptions & { missing?: MissingReporter; maxDataScan?: number }): Metadata {
   const out: Metadata = {};
   if (meta === undefined) return out;
-  const scope = createScope(data, { now: opts.now, page: opts.page });
+  const scope = createScope(data, { now: opts.now, page: opts.page, scan: new DataScanBudget(opts.maxDataScan ?? DEFAULT_LIMITS.maxDataScan) });
   const missing = opts.missing ?? null;
   let locale = resolveLocale(opts.language);
   if (typeof meta.language === 'string') {

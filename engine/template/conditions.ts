@@ -13,6 +13,7 @@
  */
 import { RenderError } from '../errors.ts';
 import type { Condition } from './types.ts';
+import { scanLength } from './data-scan.ts';
 import { resolvePath, type Scope } from './path.ts';
 import { hasPlaceholder } from './placeholders.ts';
 import { bindValueIn } from './value.ts';
@@ -57,6 +58,16 @@ export function compareValues(value: unknown, literal: unknown): number | null {
   return null;
 }
 
+/**
+ * Characters a comparison of `value` and `literal` may go through: two strings, the shorter one's
+ * length; a string beside a number (read as a number), its length; else none.
+ */
+function comparisonLength(value: unknown, literal: unknown): number {
+  if (typeof value === 'string' && typeof literal === 'string') return Math.min(value.length, literal.length);
+  if (typeof value === 'number' || typeof literal === 'number') return scanLength(value) + scanLength(literal);
+  return 0;
+}
+
 /** Equality of a data value and a literal (see the module comment). DESIGN §5. */
 export function valuesEqual(value: unknown, literal: unknown): boolean {
   if (literal === null || literal === undefined) return value === null || value === undefined;
@@ -95,7 +106,8 @@ export function evaluateCondition(condition: Condition, scope: Scope, locale = '
     }
     const value = resolvePath(pair[0], scope);
     let literal: unknown = pair[1];
-    if (typeof literal === 'string' && hasPlaceholder(literal)) literal = bindValueIn(literal, scope, locale);
+    if (typeof literal === 'string' && hasPlaceholder(literal)) literal = bindValueIn(literal, scope, locale, `${path}.${op}[1]`);
+    scope.scan?.spend(comparisonLength(value, literal), `${path}.${op}`);
     switch (op) {
       case 'eq':
         return valuesEqual(value, literal);

@@ -9,13 +9,15 @@
  * are walked without `$page`/`$pages` (a fault only on some pages is found when rendering).
  *
  * Cost: one pass over the data for its depth, and one over the template per item of its loops,
- * stopped after `maxNodes` nodes (binding itself stops there with LIMIT_EXCEEDED) or
- * {@link MAX_FAULTS} faults.
+ * stopped after `maxNodes` nodes (binding itself stops there with LIMIT_EXCEEDED), after
+ * `maxDataScan` characters gone through by filters and comparisons (data-scan.ts; binding stops
+ * there too) or {@link MAX_FAULTS} faults.
  */
-import { RenderError, type ErrorDetail } from '../errors.ts';
+import { DEFAULT_LIMITS, RenderError, type ErrorDetail } from '../errors.ts';
 import { bindMetadata } from './bind.ts';
 import { evaluateCondition } from './conditions.ts';
 import { bindColorText, eachItems } from './data-faults.ts';
+import { DataScanBudget } from './data-scan.ts';
 import { missingPlace, type MissingReporter } from './missing.ts';
 import { createScope, enterLoop, type Scope } from './path.ts';
 import { resolveLocale } from './filters.ts';
@@ -32,6 +34,11 @@ export interface DataCheckOptions {
   readonly maxDataDepth: number;
   /** Template nodes visited at most (each item counts its content again). */
   readonly maxNodes: number;
+  /**
+   * Characters filters and comparisons may go through (data-scan.ts); past them the check stops
+   * looking, as past `maxNodes`, and the render finds the rest. Default DEFAULT_LIMITS.maxDataScan.
+   */
+  readonly maxDataScan?: number;
   /** `$now`. */
   readonly now: Date;
 }
@@ -287,15 +294,17 @@ export function dataFaults(template: Template, data: unknown, opts: DataCheckOpt
   const missing = template.strict ? strictMissing(() => current!) : null;
   const faults: ErrorDetail[] = [];
   const seen = new Set<string>();
-  const scope = createScope(data ?? {}, { now: opts.now });
+  const maxDataScan = opts.maxDataScan ?? DEFAULT_LIMITS.maxDataScan;
+  const scope = createScope(data ?? {}, { now: opts.now, scan: new DataScanBudget(maxDataScan) });
   try {
     // Filters in colours use the template's language, as when rendering.
     current = { locale: resolveLocale(template.metadata?.language), maxNodes: opts.maxNodes, visited: 0, faults, seen, missing };
-    const language = bindMetadata(template.metadata, data ?? {}, { now: opts.now, language: template.metadata?.language, missing: missing ?? undefined }).language;
+    const language = bindMetadata(template.metadata, data ?? {}, { now: opts.now, language: template.metadata?.language, missing: missing ?? undefined, maxDataScan }).language;
     const w: Walk = (current = { ...current, locale: resolveLocale(language) });
     for (const key of ['content', 'header', 'footer', 'background'] as const) walkList(template[key] as Node[] | undefined, scope, w, key);
   } catch (e) {
-    if (!(e instanceof WalkDone)) throw e;
+    // Past the data-scan budget the check stops, as past maxNodes: the render fails on it.
+    if (!(e instanceof WalkDone) && !(e instanceof RenderError && e.code === 'LIMIT_EXCEEDED')) throw e;
   }
   return faults;
 }

@@ -8,6 +8,7 @@
  */
 import { RenderError } from '../errors.ts';
 import type { PageContext } from './types.ts';
+import type { DataScanBudget } from './data-scan.ts';
 import { isDangerousKey, parsePath, type DataPath, type PathSegment } from './placeholders.ts';
 
 /** One `each` level: the alias, the current item and its 0-based index. */
@@ -34,11 +35,13 @@ export interface Scope {
   readonly page?: PageContext;
   /** `$now`. */
   readonly now?: Date;
+  /** What filters and comparisons in this scope may still go through (data-scan.ts); unset: no limit. */
+  readonly scan?: DataScanBudget;
 }
 
-/** A scope over root data, with optional `$now` and page context. DESIGN §5. */
-export function createScope(data: unknown, opts: { now?: Date; page?: PageContext } = {}): Scope {
-  return { data, loop: null, page: opts.page, now: opts.now };
+/** A scope over root data, with optional `$now`, page context and data-scan budget. DESIGN §5. */
+export function createScope(data: unknown, opts: { now?: Date; page?: PageContext; scan?: DataScanBudget } = {}): Scope {
+  return { data, loop: null, page: opts.page, now: opts.now, scan: opts.scan };
 }
 
 /**
@@ -46,7 +49,7 @@ export function createScope(data: unknown, opts: { now?: Date; page?: PageContex
  * is where the loop's array is in the data (see {@link dataPathOf}), when known. DESIGN §5.
  */
 export function enterLoop(scope: Scope, alias: string, value: unknown, index: number, arrayPath: readonly PathSegment[] | null = null): Scope {
-  return { data: scope.data, loop: { alias, value, index, parent: scope.loop, arrayPath }, page: scope.page, now: scope.now };
+  return { data: scope.data, loop: { alias, value, index, parent: scope.loop, arrayPath }, page: scope.page, now: scope.now, scan: scope.scan };
 }
 
 /**

@@ -2,7 +2,8 @@
  * Binding of one string in a scope (DESIGN §5 "Placeholders"): placeholder substitution with
  * filters. The node-level rules live in bind.ts; this module is shared with conditions.ts.
  */
-import { applyFilters, toText } from './filters.ts';
+import { scanLength, type DataScanBudget } from './data-scan.ts';
+import { applyFilter, applyFilters, toText, type FilterCall } from './filters.ts';
 import type { MissingReporter } from './missing.ts';
 import { resolvePath, type Scope } from './path.ts';
 import { hasPlaceholder, parseString, type Placeholder } from './placeholders.ts';
@@ -14,7 +15,27 @@ import { hasPlaceholder, parseString, type Placeholder } from './placeholders.ts
 export function placeholderValue(p: Placeholder, scope: Scope, locale: string, missing?: MissingReporter | null, templatePath = ''): unknown {
   const value = resolvePath(p.path, scope);
   if (value === undefined && missing && countsAsMissing(p)) missing(p.path, scope, templatePath, false);
-  return p.filters.length === 0 ? value : applyFilters(p.filters, value, locale);
+  if (p.filters.length === 0) return value;
+  if (scope.scan === undefined) return applyFilters(p.filters, value, locale);
+  return applyFiltersScanned(p.filters, value, locale, scope.scan, templatePath);
+}
+
+/**
+ * The filters applied one by one, each one's input counted against `scan` before it runs and its
+ * output after (`default` only hands a value on, so it counts nothing).
+ */
+function applyFiltersScanned(calls: readonly FilterCall[], value: unknown, locale: string, scan: DataScanBudget, templatePath: string): unknown {
+  let v = value;
+  for (const call of calls) {
+    if (call.name === 'default') {
+      v = applyFilter(call, v, locale);
+      continue;
+    }
+    scan.spend(scanLength(v), templatePath);
+    v = applyFilter(call, v, locale);
+    scan.spend(scanLength(v), templatePath);
+  }
+  return v;
 }
 
 /** Whether a missing value of this placeholder counts (not a `$` built-in, no `default` filter). */
@@ -48,11 +69,12 @@ export function bindTextIn(s: string, scope: Scope, locale: string, missing?: Mi
 /**
  * Binds a string keeping the value's type when the string is exactly one placeholder (`"{{qty}}"`
  * with qty 3 gives the number 3, a missing value gives undefined); any other string binds to
- * text as {@link bindTextIn}. DESIGN §5.
+ * text as {@link bindTextIn}; `templatePath` names the string in a LIMIT_EXCEEDED of the scope's
+ * data-scan budget. DESIGN §5.
  */
-export function bindValueIn(s: string, scope: Scope, locale: string): unknown {
+export function bindValueIn(s: string, scope: Scope, locale: string, templatePath = ''): unknown {
   if (!hasPlaceholder(s)) return s;
   const parsed = parseString(s);
-  if (parsed.single !== null) return placeholderValue(parsed.single, scope, locale);
-  return bindTextIn(s, scope, locale);
+  if (parsed.single !== null) return placeholderValue(parsed.single, scope, locale, null, templatePath);
+  return bindTextIn(s, scope, locale, null, templatePath);
 }

@@ -38,6 +38,7 @@ test('the default limits are the documented ones', () => {
     maxImageBytes: 20 * 1024 * 1024,
     maxImagePixels: 40_000_000,
     maxSvgElements: 20_000,
+    maxDataScan: 20_000_000,
   });
 });
 
