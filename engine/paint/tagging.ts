@@ -120,8 +120,9 @@ export class Tagger {
     }
     if (owner.obj === 0) owner.obj = this.alloc();
     const mcid = this.mark(owner.obj);
-    (owner.content ??= []).push(this.page, mcid);
-    this.emit(`${end}/${owner.type}<</MCID ${mcid}>>BDC`);
+    if (owner.content === null) owner.content = [this.page, mcid];
+    else owner.content.push(this.page, mcid);
+    this.emit(bdc(owner.type, mcid, end !== ''));
     return null;
   }
 
@@ -179,9 +180,10 @@ export class Tagger {
       const key = this.d.page.structParentTreeKey;
       if (this.packer) {
         const array = this.packer.alloc();
-        let body = '[';
-        for (const n of this.marks) body += `${n} 0 R `;
-        this.packer.add(array, `${body}]`);
+        const w = this.packer.begin(array).ascii('[');
+        for (const n of this.marks) w.ref(n).ascii(' ');
+        w.ascii(']');
+        this.packer.end();
         this.d.getStructParentTree().add(key, this.ref(array));
       } else this.d.getStructParentTree().add(key, this.marks.map((n) => this.ref(n)));
     }
@@ -195,7 +197,7 @@ export class Tagger {
     const treeRoot = this.d.getStructTreeRoot();
     if (!this.build(this.root, treeRoot.id)) {
       this.root.obj = this.alloc();
-      this.write(this.root, treeRoot.id, []);
+      this.write(this.root, treeRoot.id);
     }
     treeRoot.data.K = [this.ref(this.root.obj)];
     this.packer?.flush();
@@ -227,9 +229,9 @@ export class Tagger {
       if (!this.holds(node)) return false;
       node.obj = this.alloc();
     }
-    const kids: number[] = [];
-    for (const child of node.children) if (this.build(child, node.obj)) kids.push(child.obj);
-    this.write(node, parent, kids);
+    // (A child left out keeps object number 0.)
+    for (const child of node.children) this.build(child, node.obj);
+    this.write(node, parent);
     return true;
   }
 
@@ -241,46 +243,59 @@ export class Tagger {
   }
 
   /** Write an element (and the Link elements in its content): S, P, attributes, Pg (the page of its first MCID), K. */
-  private write(node: StructNode, parent: number, kids: readonly number[]): void {
-    if (!this.packer) return this.writeObject(node, parent, kids);
+  private write(node: StructNode, parent: number): void {
+    const packer = this.packer;
+    if (!packer) return this.writeObject(node, parent);
     const content = node.content;
-    let out = `<</S/${node.type}/P ${parent} 0 R`;
-    // PDF/UA: every Note has an ID of its own.
-    if (node.type === 'Note') out += `/ID${text(`note-${++this.notes}`)}`;
-    if (node.alt) out += `/Alt${text(node.alt)}`;
-    if (node.lang) out += `/Lang${text(node.lang)}`;
-    if (node.scope || node.rowSpan || node.colSpan) {
-      out += `/A<</O/Table${node.scope ? `/Scope/${node.scope}` : ''}${node.rowSpan ? `/RowSpan ${node.rowSpan}` : ''}${node.colSpan ? `/ColSpan ${node.colSpan}` : ''}>>`;
-    }
-    let k = '';
     let n = 0;
     let pg = 0;
     if (content !== null) {
+      n = content.length / 2;
+      for (let i = 0; i < content.length && pg === 0; i += 2) if (content[i] > 0) pg = content[i];
+    }
+    for (const child of node.children) if (child.obj !== 0) n++;
+    const w = packer.begin(node.obj).ascii('<</S/').ascii(node.type).ascii('/P ').ref(parent);
+    // PDF/UA: every Note has an ID of its own.
+    if (node.type === 'Note') w.ascii('/ID').ascii(text(`note-${++this.notes}`));
+    if (node.alt) w.ascii('/Alt').ascii(text(node.alt));
+    if (node.lang) w.ascii('/Lang').ascii(text(node.lang));
+    if (node.scope || node.rowSpan || node.colSpan) {
+      w.ascii(`/A<</O/Table${node.scope ? `/Scope/${node.scope}` : ''}${node.rowSpan ? `/RowSpan ${node.rowSpan}` : ''}${node.colSpan ? `/ColSpan ${node.colSpan}` : ''}>>`);
+    }
+    if (pg !== 0) w.ascii('/Pg ').ref(pg);
+    w.ascii(n === 1 ? '/K ' : '/K[');
+    let first = true;
+    if (content !== null) {
       for (let i = 0; i < content.length; i += 2) {
+        if (!first) w.ascii(' ');
+        first = false;
         const page = content[i];
-        if (n++ > 0) k += ' ';
-        if (page < 0) {
-          const link = this.links[-page - 1];
-          this.packer.add(link.obj, this.linkBody(link, node.obj));
-          k += `${link.obj} 0 R`;
-        } else if (pg === 0 || page === pg) {
-          pg = page;
-          k += content[i + 1];
-        } else k += `<</Type/MCR/Pg ${page} 0 R/MCID ${content[i + 1]}>>`;
+        if (page < 0) w.ref(this.links[-page - 1].obj);
+        else if (page === pg) w.int(content[i + 1]);
+        else w.ascii('<</Type/MCR/Pg ').ref(page).ascii('/MCID ').int(content[i + 1]).ascii('>>');
       }
     }
-    for (const kid of kids) k += `${n++ > 0 ? ' ' : ''}${kid} 0 R`;
-    if (pg !== 0) out += `/Pg ${pg} 0 R`;
-    this.packer.add(node.obj, `${out}/K${n === 1 ? ` ${k}` : `[${k}]`}>>`);
+    for (const child of node.children) {
+      if (child.obj === 0) continue;
+      if (!first) w.ascii(' ');
+      first = false;
+      w.ref(child.obj);
+    }
+    w.ascii(n === 1 ? '>>' : ']>>');
+    packer.end();
+    // Its Link elements, each an object of its own.
+    if (content !== null) for (let i = 0; i < content.length; i += 2) if (content[i] < 0) this.writeLink(this.links[-content[i] - 1], node.obj);
   }
 
-  private linkBody(link: Link, parent: number): string {
-    const objr = link.annot ? ` <</Type/OBJR/Obj ${link.annot} 0 R/Pg ${link.page} 0 R>>` : '';
-    return `<</S/Link/P ${parent} 0 R/Pg ${link.page} 0 R/K[${link.mcid}${objr}]>>`;
+  private writeLink(link: Link, parent: number): void {
+    const w = this.packer!.begin(link.obj).ascii('<</S/Link/P ').ref(parent).ascii('/Pg ').ref(link.page).ascii('/K[').int(link.mcid);
+    if (link.annot) w.ascii(' <</Type/OBJR/Obj ').ref(link.annot).ascii('/Pg ').ref(link.page).ascii('>>');
+    w.ascii(']>>');
+    this.packer!.end();
   }
 
   /** An element as a pdfkit object written on its own (PDF 1.4, encrypted files: pdfkit encrypts its strings). */
-  private writeObject(node: StructNode, parent: number, kids: readonly number[]): void {
+  private writeObject(node: StructNode, parent: number): void {
     const data: Record<string, unknown> = { S: node.type, P: this.ref(parent) };
     if (node.type === 'Note') data.ID = new String(`note-${++this.notes}`);
     if (node.alt) data.Alt = new String(node.alt);
@@ -308,7 +323,7 @@ export class Tagger {
         k.push(content[i + 1]);
       } else k.push({ Type: 'MCR', Pg: this.ref(page), MCID: content[i + 1] });
     }
-    for (const kid of kids) k.push(this.ref(kid));
+    for (const child of node.children) if (child.obj !== 0) k.push(this.ref(child.obj));
     if (pg !== 0) data.Pg = this.ref(pg);
     data.K = k.length === 1 ? k[0] : k;
     this.writeRef(node.obj, data);
@@ -319,4 +334,18 @@ export class Tagger {
     this.d._waiting++;
     ref.end();
   }
+}
+
+// The operators opening an element's marked content, by type and MCID (after an EMC or not): the
+// same few hundred strings on every page of every document, made once.
+const BDC_CACHED = 2048;
+const bdcs = new Map<string, string[]>();
+
+/** `/Type<</MCID n>>BDC`, after `EMC` and a line break when `closing`. */
+function bdc(type: string, mcid: number, closing: boolean): string {
+  if (mcid >= BDC_CACHED) return `${closing ? 'EMC\n' : ''}/${type}<</MCID ${mcid}>>BDC`;
+  let list = bdcs.get(type);
+  if (list === undefined) bdcs.set(type, (list = []));
+  const at = mcid * 2 + (closing ? 1 : 0);
+  return (list[at] ??= `${closing ? 'EMC\n' : ''}/${type}<</MCID ${mcid}>>BDC`);
 }
