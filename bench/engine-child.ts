@@ -23,8 +23,9 @@
  * `firstRenderMs`). With `--warm-up` (Platen only), the engine's `warmUp()` runs after the load,
  * timed apart (`warmUpMs`: what a render thread does before it takes work), and `firstRenderMs`
  * is the first render after it; `warmedUp` says which of the two the line reports.
- * `firstRenderCpuMs` is that render's CPU time (all threads), steadier than the wall time on a
- * loaded machine.
+ * `firstRenderCpuMs` is that render's CPU time (all threads: GC and V8's background compilers
+ * too), `firstRenderThreadCpuMs` the main thread's alone (Linux: /proc/thread-self/schedstat),
+ * the nearest to the wall time of an idle machine when the machine is busy.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -160,8 +161,19 @@ async function profiled<T>(file: string | undefined, work: () => Promise<T>): Pr
   return result;
 }
 
+/** CPU time of this (the main) thread so far, in ms (Linux, /proc/thread-self/schedstat; else null). */
+function threadCpuMs(): number | null {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return null;
+  }
+}
+
+const threadBefore = threadCpuMs();
 const firstRenderMs = await profiled(arg('profile-first'), timed);
 const firstRenderCpuMs = cpuMs;
+const threadAfter = threadCpuMs();
 const rssAfterFirst = process.memoryUsage().rss;
 
 const warmEnd = performance.now() + warmup * 1000;
@@ -202,6 +214,7 @@ console.log(
     warmUpMs: warmUpMs === null ? null : round(warmUpMs),
     firstRenderMs: round(firstRenderMs),
     firstRenderCpuMs: round(firstRenderCpuMs),
+    firstRenderThreadCpuMs: threadBefore === null || threadAfter === null ? null : round(threadAfter - threadBefore),
     rssAfterFirstMB: mb(rssAfterFirst),
     rssSamplesMB: rss,
     rssEndMB: mb(process.memoryUsage().rss),
