@@ -203,7 +203,10 @@ function bindTextValue(v: unknown, scope: Scope, ctx: Ctx, path: string): string
 
 function bindLink(out: Obj, v: unknown, scope: Scope, ctx: Ctx, path: string): void {
   if (typeof v !== 'string') return;
-  const link = bindTextIn(v, scope, ctx.locale, ctx.missing, path).trim();
+  const bound = bindTextIn(v, scope, ctx.locale, ctx.missing, path);
+  // Trimming text joined from several placeholders copies it: count it as filters' output.
+  scope.scan?.spend(bound.length, path);
+  const link = bound.trim();
   if (link !== '') out.link = link;
 }
 

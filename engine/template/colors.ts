@@ -47,6 +47,9 @@ export const CSS_COLORS: ReadonlyMap<string, readonly [number, number, number]> 
   return map;
 })();
 
+/** The longest CSS colour name's length: a longer text is no colour, whatever its case. */
+const LONGEST_NAME = Math.max(...[...CSS_COLORS.keys()].map((name) => name.length));
+
 function hexDigit(code: number): number {
   if (code >= 48 && code <= 57) return code - 48; // 0-9
   if (code >= 97 && code <= 102) return code - 87; // a-f
@@ -82,6 +85,8 @@ export function parseColor(s: string): [number, number, number] | null {
     }
     return null;
   }
+  // Without this a long text from the data is copied (lower-cased) at every use.
+  if (t.length > LONGEST_NAME) return null;
   const named = CSS_COLORS.get(t.toLowerCase());
   return named ? [named[0], named[1], named[2]] : null;
 }

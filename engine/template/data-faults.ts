@@ -50,7 +50,10 @@ export function eachItems(pathText: string, scope: Scope, templatePath: string, 
  *   bound text is not a colour.
  */
 export function bindColorText(value: string, scope: Scope, locale: string, templatePath: string, missing?: MissingReporter | null): string {
-  const s = bindTextIn(value, scope, locale, missing, templatePath).trim();
+  const bound = bindTextIn(value, scope, locale, missing, templatePath);
+  // Trimming text joined from several placeholders copies it: count it as filters' output.
+  scope.scan?.spend(bound.length, templatePath);
+  const s = bound.trim();
   if (s === '' || parseColor(s) !== null) return s;
   let where: PathSegment[] | null = null;
   for (const part of parseString(value).parts) {
