@@ -109,8 +109,13 @@ function tocTable(node: TocNode, headings: readonly Heading[], pages: ReadonlyMa
     ]);
   }
   if (rows.length === 0) return { ...style, stack: [] };
-  return { ...style, table: { columns: ['*', 'auto'], rows, borders: 'none' } };
+  const table: BoundNode = { ...style, table: { columns: ['*', 'auto'], rows, borders: 'none' } };
+  TOC_TABLES.add(table);
+  return table;
 }
+
+/** The tables that stand for toc nodes: tagged as TOC, a TOCI per line (engine/layout/prepare.ts). */
+export const TOC_TABLES = new WeakSet<BoundNode>();
 
 /**
  * The content with every toc node replaced by its table (the containers on the way copied; the

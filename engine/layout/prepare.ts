@@ -17,7 +17,7 @@ import { ARTIFACT, headingOfStyles, inheritedLang, requireAlt, roleType, structN
 import { encodeCode } from './codes.ts';
 import { decodeImage, type ImageBytes } from './images.ts';
 import type { Anchor, PCell, PList, PNode, PTable, PText, ShrinkSource } from './nodes.ts';
-import { headingLevel, plainText } from './outline.ts';
+import { headingLevel, plainText, TOC_TABLES } from './outline.ts';
 import { bareStyle, color, computeStyle, mergeProps, toSides, type ComputedStyle, type Sides, type TextStyles } from './style.ts';
 
 /** What the prepare pass needs besides the nodes. */
@@ -89,7 +89,7 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
     tag = node.alt === '' ? ARTIFACT : structNode(role && role !== 'p' ? roleType(role) : 'Figure', within, { ...own, alt: node.alt });
   } else if ('stack' in node || 'columns' in node || 'list' in node || 'table' in node) {
     // Containers: an element in the tree; their content is their children's.
-    const type: StructType = 'list' in node ? 'L' : 'table' in node ? 'Table' : role ? roleType(role) : 'Div';
+    const type: StructType = 'list' in node ? 'L' : 'table' in node ? (TOC_TABLES.has(node) ? 'TOC' : 'Table') : role ? roleType(role) : 'Div';
     ctx.structParent = structNode(type, within, own);
     try {
       return prepareUntagged(node, parent, ctx, path);
@@ -364,12 +364,13 @@ function prepareTable(spec: BoundTableSpec, style: ComputedStyle, ctx: PrepareCo
     { rows: spec.rows, parent: style, background: null, path: `${path}.rows` },
     { rows: spec.footer ?? [], parent: footerStyle, background: spec.footerStyle ? footerStyle.backgroundColor : null, path: `${path}.footer` },
   ];
-  // Tagged: Table > THead, TBody, TFoot > TR > TH (Scope Column) or TD.
+  // Tagged: Table > THead, TBody, TFoot > TR > TH (Scope Column) or TD; a toc's table: TOC > TOCI
+  // per line, the line's text (its links) right in it.
   const table = ctx.tags ? (ctx.structParent ?? null) : null;
   const kinds = ['THead', 'TBody', 'TFoot'] as const;
   const [header, body, footer] = sections.map((s, k) => {
     const grid = new SectionGrid(count, declared);
-    const section = table && s.rows.length > 0 ? structNode(kinds[k], table) : null;
+    const section = table && s.rows.length > 0 ? (table.type === 'TOC' ? table : structNode(kinds[k], table)) : null;
     const rows = prepareRows(s.rows, grid, s.parent, s.background, padding, ctx, s.path, section, k === 0);
     return { rows, grid, s };
   });
@@ -414,7 +415,7 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
   const flow = ctx.flow;
   const table = ctx.structParent;
   return rows.map((row, r) => {
-    const tr = section && structNode('TR', section);
+    const tr = section && structNode(section.type === 'TOC' ? 'TOCI' : 'TR', section, section.type === 'TOC' ? { keep: true } : undefined);
     const props = row.map((node) => mergeProps(node, ctx.styles));
     const entries = row.map((node, i) => gridEntry(node, props[i]));
     let width = 0;
@@ -444,7 +445,7 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
       // spanning rows shares its height with the rows below, so it is left out of the page estimate.
       ctx.flow = flow && rowSpan === 1 ? flow.fork(false) : null;
       if (ctx.flow) forks.push(ctx.flow);
-      const tag = tr ? cellTag(tr, head, entries[i].colSpan, rowSpan) : undefined;
+      const tag = tr ? (tr.type === 'TOCI' ? tr : cellTag(tr, head, entries[i].colSpan, rowSpan)) : undefined;
       ctx.structParent = tag ?? table;
       // A cell holding just a paragraph: its text goes straight in the cell (no P of its own).
       const direct = tag !== undefined && 'text' in node && node.role === undefined && node.lang === undefined && headingOfStyles(node.style) === null;
@@ -465,7 +466,8 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
         background: cellProps.backgroundColor !== undefined ? cellStyle.backgroundColor : sectionBackground,
         padding: cellProps.padding !== undefined ? cellStyle.padding : padding,
         verticalAlign: cellStyle.verticalAlign,
-        tag,
+        // (a toc line's cells have no element of their own: fillHoles leaves its TOCI alone)
+        tag: tag === tr ? undefined : tag,
       });
     });
     flow?.join(forks);

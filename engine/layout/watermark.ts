@@ -13,6 +13,7 @@ import type { FontLibrary } from '../text/fonts.ts';
 import type { LaidOut, LayoutOptions } from '../pipeline.ts';
 import type { Template } from '../template/types.ts';
 import type { DrawItem, Page } from './nodes.ts';
+import { ARTIFACT } from '../tags/struct.ts';
 
 /** Longest watermark text, characters. */
 export const MAX_WATERMARK_CHARS = 100;
@@ -148,6 +149,7 @@ export function stampWatermark(pages: readonly Page[], text: string, fonts: Font
     const d = scale * Math.cos(angle);
     const e = page.width / 2 - (a * cx + c * cy);
     const f = page.height / 2 - (b * cx + d * cy);
-    page.items.push({ kind: 'group', matrix: [a, b, c, d, e, f], opacity: pdfa ? null : OPACITY, items: laid.items });
+    // Tagged: one artifact around the whole group (tagging.ts), not marked item by item inside it.
+    page.items.push({ kind: 'group', matrix: [a, b, c, d, e, f], opacity: pdfa ? null : OPACITY, items: laid.items, tag: ARTIFACT });
   }
 }

@@ -192,6 +192,8 @@ class PageWriter {
     this.ops.push(`${item.matrix.map(fine).join(' ')} cm`);
     if (item.clip) this.ops.push(`${rectPath(item.clip.x, item.clip.y, item.clip.w, item.clip.h, item.clip.radius)} W n`);
     for (const inner of item.items) this.draw(inner);
+    // Marked content opened inside the group ends before its Q (a whole-artifact group's stays open).
+    this.tagger?.close();
     this.flush();
     this.doc.restore();
     // The restore brought back the colour and font of before the group.

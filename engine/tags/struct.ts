@@ -16,6 +16,7 @@ export type StructType =
   | 'P' | 'H1' | 'H2' | 'H3' | 'H4' | 'H5' | 'H6' | 'Caption' | 'Note'
   | 'L' | 'LI' | 'Lbl' | 'LBody'
   | 'Table' | 'THead' | 'TBody' | 'TFoot' | 'TR' | 'TH' | 'TD'
+  | 'TOC' | 'TOCI'
   | 'Figure' | 'Link' | 'Span';
 
 /** A structure element: type, attributes and children in reading order. */

@@ -189,6 +189,72 @@ test('"tagged": false writes no structure tree, and a smaller file', async () =>
   assert.ok(plain.pdf.length < tagged.pdf.length);
 });
 
+test('a table of contents is a TOC: one TOCI per line, its title and page number each a Link with its annotation', async () => {
+  const template = {
+    metadata: { title: 'Contents', language: 'en' },
+    content: [
+      { text: 'Handbook', role: 'h1' },
+      { toc: { levels: 2 } },
+      { text: 'Start', role: 'h2' },
+      { text: 'First steps.' },
+      { text: 'Later', role: 'h2', breakBefore: 'page' },
+      { text: 'More steps.' },
+    ],
+  };
+  // Object streams (PDF 1.7) and objects one by one (PDF/A-1b, PDF 1.4).
+  for (const pdfVariant of [undefined, 'pdf/a-1b'] as const) {
+    const { pdf } = await renderPdf(template, {}, { now: NOW, pdfVariant });
+    const { root, doc } = await structTree(pdf);
+    assert.ok(root);
+    assert.deepEqual(root.kids.map((k) => k.type), ['H1', 'TOC', 'H2', 'P', 'H2', 'P']);
+    const toc = root.kids[1];
+    assert.deepEqual(toc.kids.map((k) => k.type), ['TOCI', 'TOCI', 'TOCI'], 'a line per heading');
+    for (const item of toc.kids) {
+      assert.deepEqual(item.kids.map((k) => k.type), ['Link', 'Link']);
+      assert.ok(item.kids.every((link) => link.mcids === 1 && link.objr === 1), 'each link holds its text and its annotation');
+    }
+    assert.equal(find(root, 'Table').length, 0);
+    assert.doesNotMatch(contents(doc), /\/Artifact/, 'the toc is content, not an artifact');
+  }
+  if (existsSync(CHECKER)) {
+    const dir = mkdtempSync(join(tmpdir(), 'platen-toc-'));
+    try {
+      const file = join(dir, 'toc.pdf');
+      writeFileSync(file, (await renderPdf(template, {}, { now: NOW, pdfUa: true })).pdf);
+      const r = spawnSync(CHECKER.pathname, [file, '--no-warnings'], { encoding: 'utf8' });
+      assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
+/** Whether every marked-content sequence of a content stream ends at the q ... Q depth it began at. */
+function nestsWithSaves(stream: string): boolean {
+  const opened: number[] = [];
+  let depth = 0;
+  for (const token of stream.split(/\s+/)) {
+    if (token === 'q') depth++;
+    else if (token === 'Q') {
+      if (opened.length > 0 && opened[opened.length - 1] === depth) return false;
+      depth--;
+    } else if (token === 'BMC' || token === 'BDC' || token.endsWith('>>BDC')) opened.push(depth);
+    else if (token === 'EMC' && opened.pop() !== depth) return false;
+  }
+  return opened.length === 0;
+}
+
+test('a preview watermark is one artifact around its group, and marked content inside a turned box ends before its Q', async () => {
+  const { pdf } = await renderPdf({ metadata: { title: 'T', language: 'en' }, content: [{ text: 'Plain' }, { text: 'Turned', rotate: 30 }] }, {}, { now: NOW, watermark: 'PREVIEW' });
+  const { root, doc } = await structTree(pdf);
+  assert.ok(root);
+  assert.deepEqual(find(root, 'P').map((p) => p.mcids), [1, 1]);
+  const stream = contents(doc);
+  assert.match(stream, /\/Artifact BMC\s+q\b/, 'the watermark group inside one artifact');
+  assert.equal((stream.match(/\/Artifact BMC/g) ?? []).length, 1);
+  assert.ok(nestsWithSaves(stream), stream);
+});
+
 const pdftotext = spawnSync('pdftotext', ['-v']).error === undefined;
 
 /** pdftotext's lines of a document of one paragraph per line, without bidi control characters. */
