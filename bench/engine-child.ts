@@ -26,11 +26,20 @@
  * `firstRenderCpuMs` is that render's CPU time (all threads: GC and V8's background compilers
  * too), `firstRenderThreadCpuMs` the main thread's alone (Linux: /proc/thread-self/schedstat),
  * the nearest to the wall time of an idle machine when the machine is busy.
+ *
+ * Memory: Platen runs under the V8 heap settings of the service's render threads
+ * (src/render/heap.ts: old generation 512 MB, young generation 24 MB, no allocation-site
+ * pretenuring), given as Node flags: the script starts itself again with them (`v8Flags` in the
+ * output; `--node-heap` keeps Node's defaults instead). The line gives process.memoryUsage() after
+ * the first render and at the end (`memoryAfterFirst`, `memoryEnd`: rss, heapTotal, heapUsed,
+ * external, arrayBuffers, MB).
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_RENDER_MEMORY_MB, DEFAULT_RENDER_YOUNG_MB, renderNodeFlags } from '../src/render/heap.ts';
 import { variedInvoiceData } from './varied-invoice.ts';
 import { variedReportData } from './varied-report.ts';
 
@@ -49,6 +58,13 @@ const warmUpFirst = process.argv.includes('--warm-up');
 if (!['platen', 'typst', 'pdfmake'].includes(engineName) || !['invoice', 'report'].includes(docName)) {
   console.error('usage: engine-child.ts --engine platen|typst|pdfmake --doc invoice|report [--data varied|repeated] [--seconds S] [--warmup S] [--renders N]');
   process.exit(2);
+}
+
+// Platen as in a render thread: this process started again with the thread's heap as Node flags.
+const v8Flags = engineName === 'platen' && !process.argv.includes('--node-heap') ? renderNodeFlags({ memoryMb: DEFAULT_RENDER_MEMORY_MB, youngMb: DEFAULT_RENDER_YOUNG_MB }) : [];
+if (v8Flags.some((flag) => !process.execArgv.includes(flag))) {
+  const child = spawnSync(process.execPath, [...v8Flags, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(child.status ?? 1);
 }
 
 const root = new URL('../', import.meta.url);
@@ -174,6 +190,9 @@ const threadBefore = threadCpuMs();
 const firstRenderMs = await profiled(arg('profile-first'), timed);
 const firstRenderCpuMs = cpuMs;
 const threadAfter = threadCpuMs();
+/** process.memoryUsage() in MB. */
+const memory = () => Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, mb(v)]));
+const memoryAfterFirst = memory();
 const rssAfterFirst = process.memoryUsage().rss;
 
 const warmEnd = performance.now() + warmup * 1000;
@@ -219,6 +238,9 @@ console.log(
     rssSamplesMB: rss,
     rssEndMB: mb(process.memoryUsage().rss),
     maxRssMB: Math.round(process.resourceUsage().maxRSS / 102.4) / 10,
+    v8Flags,
+    memoryAfterFirst,
+    memoryEnd: memory(),
     caches: stats?.(),
   }),
 );

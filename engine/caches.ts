@@ -27,24 +27,35 @@ export interface CacheBudgets {
 }
 
 /** Default total budget per thread, in megabytes (PLATEN_ENGINE_CACHE_MB). */
-export const DEFAULT_CACHE_MB = 64;
+export const DEFAULT_CACHE_MB = 32;
 
 /**
- * Budgets for a total of `megabytes` MB: shaped runs cost about 25 bytes a character of their key
- * (measured: 3.3 MB of heap for 135,000 characters of new report words; glyph objects are shared
- * with the font, advances and offsets are not), so they get a quarter of the total in characters
- * / 32 (64 MB: 524,288 characters, five different 1,000-row reports); images and font programs a
- * third each in bytes; the rest is small.
+ * Budgets for a total of `megabytes` MB. Shaped runs cost about 17 bytes of heap a character of
+ * their key (measured: 3.7 MB for 226,000 characters of report words; glyph objects are shared
+ * with the font, advances and offsets are not), counted as 32, so they get a quarter of the total
+ * in characters / 32 (32 MB: 262,144 characters, about three different 1,000-row reports);
+ * hyphenated words the same way, an eighth; decoded images a quarter in bytes; font subsets an
+ * eighth in bytes (32 MB: 4 MB, 250 to 400 subsets of a Latin text face: a subset is reused only
+ * when a document uses exactly the same glyphs again, a third of the time over varied invoices,
+ * so more room buys no hits); barcodes get the rest.
  */
 export function budgetsFor(megabytes: number): CacheBudgets {
   const bytes = Math.max(1, megabytes) * 1024 * 1024;
   return {
     runs: Math.max(1000, Math.floor(bytes / 4 / 32)),
-    hyphenation: Math.max(1000, Math.floor(bytes / 32 / 4)),
+    hyphenation: Math.max(1000, Math.floor(bytes / 8 / 32)),
     codes: Math.max(1000, Math.floor(bytes / 16 / 16)),
-    images: Math.max(1, Math.floor(bytes / 3)),
-    fontPrograms: Math.max(1, Math.floor(bytes / 3)),
+    images: Math.max(1, Math.floor(bytes / 4)),
+    fontPrograms: Math.max(1, Math.floor(bytes / 8)),
   };
+}
+
+/**
+ * Bytes a byte array keeps alive: its whole backing store, which can be larger than the array
+ * (zlib's output is a view into a 16 KB chunk, 1.7 times a typical deflated subset).
+ */
+export function retainedBytes(bytes: Uint8Array): number {
+  return Math.max(bytes.byteLength, bytes.buffer.byteLength);
 }
 
 /** What {@link cacheStats} reports of one cache. */
@@ -56,6 +67,8 @@ export interface CacheStat {
   readonly unit: 'characters' | 'rectangles' | 'bytes';
   readonly hits: number;
   readonly misses: number;
+  /** hits / (hits + misses), 0 before any lookup. */
+  readonly hitRate: number;
 }
 
 /** An LRU cache with a budget and hit/miss counts. `weigh` gives an entry's cost (at least 1). */
@@ -104,7 +117,8 @@ export class BoundedCache<K extends {}, V extends {}> {
   }
 
   stat(): CacheStat {
-    return { entries: this.lru.size, size: this.lru.calculatedSize, budget: this.lru.maxSize, unit: this.unit, hits: this.hits, misses: this.misses };
+    const lookups = this.hits + this.misses;
+    return { entries: this.lru.size, size: this.lru.calculatedSize, budget: this.lru.maxSize, unit: this.unit, hits: this.hits, misses: this.misses, hitRate: lookups === 0 ? 0 : Math.round((this.hits / lookups) * 1000) / 1000 };
   }
 }
 
@@ -118,8 +132,8 @@ export const caches = {
   runs: new BoundedCache<string, { readonly glyphs: readonly unknown[] }>(budgets.runs, (_run, key) => key.length, 'characters'),
   hyphenation: new BoundedCache<string, string>(budgets.hyphenation, (word) => word.length, 'characters'),
   codes: new BoundedCache<string, { readonly rects: readonly number[] }>(budgets.codes, (code, key) => code.rects.length / 4 + key.length / 16, 'rectangles'),
-  images: new BoundedCache<string, { readonly data: Uint8Array }>(budgets.images, (image, key) => image.data.length + key.length, 'bytes'),
-  fontPrograms: new BoundedCache<string, { readonly deflated: Uint8Array }>(budgets.fontPrograms, (program, key) => program.deflated.length + key.length, 'bytes'),
+  images: new BoundedCache<string, { readonly data: Uint8Array }>(budgets.images, (image, key) => retainedBytes(image.data) + key.length, 'bytes'),
+  fontPrograms: new BoundedCache<string, { readonly deflated: Uint8Array }>(budgets.fontPrograms, (program, key) => retainedBytes(program.deflated) + key.length, 'bytes'),
 };
 
 /** Names of the caches. */

@@ -198,7 +198,8 @@ export class EmbeddedFace {
       subset = { data: fk.encode(), glyphs: fk.glyphs };
     }
     const widths = subset.glyphs.map((id) => Math.round(this.face.font.getGlyph(id).advanceWidth * scale * 1000) / 1000);
-    return { deflated: deflateSync(subset.data), length: subset.data.length, glyphs: subset.glyphs, widths };
+    // A copy of its own size: zlib's output is a view into a 16 KB chunk, which the cache would keep whole.
+    return { deflated: Buffer.from(deflateSync(subset.data)), length: subset.data.length, glyphs: subset.glyphs, widths };
   }
 }
 

@@ -17,18 +17,14 @@ import { DEFAULT_CACHE_MB, DEFAULT_LIMITS, type Limits, type PdfVariant, type Pr
 import type { EngineLimits } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { FairQueue, type Release } from './fair-queue.ts';
+import { DEFAULT_RENDER_MEMORY_MB, DEFAULT_RENDER_YOUNG_MB, RENDER_V8_FLAGS, renderResourceLimits } from './heap.ts';
 import type { ImageTask, RenderOutcome, RenderTask, RenderWorkerData, ThreadReady } from './task.ts';
 
 export type { ImageTask } from './task.ts';
 
-// V8 "pretenures" allocation sites whose objects survived a scavenge: their objects then go
-// straight to the old generation. A scavenge that lands mid-render finds that render's objects
-// alive, so sites get pretenured whose objects die when the render ends; the old generation
-// fills with garbage and mark-compacts land on requests. Without it (bench/README.md), the
-// slowest render at one connection fell from 35-52 ms to 15-19 ms and the p99 by a few ms.
-// V8 flags are per process and this one is read at allocation time: set when this module loads, it
-// holds for every render thread started afterwards (and for the main thread).
-setFlagsFromString('--no-allocation-site-pretenuring');
+// V8 flags are per process and these are read at allocation time: set when this module loads, they
+// hold for every render thread started afterwards (and for the main thread).
+for (const flag of RENDER_V8_FLAGS) setFlagsFromString(flag);
 
 /**
  * A failed render: the engine's error code (TEMPLATE_INVALID, LIMIT_EXCEEDED, ...) or the pool's
@@ -50,6 +46,12 @@ export class RenderFailure extends Error {
 export interface RenderLimits {
   /** V8 old-generation heap limit of one render thread, MiB (PLATEN_RENDER_MEMORY_MB). */
   memoryMb: number;
+  /**
+   * V8 young generation of one render thread, MiB (PLATEN_RENDER_YOUNG_MB): where a render's
+   * short-lived objects are made; smaller keeps the thread's resident memory down, larger means
+   * fewer scavenges.
+   */
+  youngMb: number;
   /** Wall-clock deadline of one render, ms (PLATEN_RENDER_TIMEOUT_MS). */
   timeoutMs: number;
   /** A thread whose heap is above this many MiB after two renders in a row is replaced (PLATEN_RENDER_RECYCLE_MB). */
@@ -68,7 +70,7 @@ export interface RenderLimits {
 
 /** Defaults for `threads` render threads. */
 export function defaultRenderLimits(threads: number): RenderLimits {
-  return { memoryMb: 512, timeoutMs: 30_000, recycleMb: 256, teamThreads: Math.max(1, threads - 1), slowMs: 1000, cacheMb: DEFAULT_CACHE_MB };
+  return { memoryMb: DEFAULT_RENDER_MEMORY_MB, youngMb: DEFAULT_RENDER_YOUNG_MB, timeoutMs: 30_000, recycleMb: 256, teamThreads: Math.max(1, threads - 1), slowMs: 1000, cacheMb: DEFAULT_CACHE_MB };
 }
 
 /** One render's input. `now`: `$now` and the creation date (default: the current time). */
@@ -197,7 +199,7 @@ class RenderThread {
       minThreads: 1,
       maxThreads: 1,
       idleTimeout: Infinity,
-      resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb },
+      resourceLimits: renderResourceLimits(this.limits),
       workerData: this.workerData,
     });
     // A thread that dies with no task on it is reported here; unheard, the event would throw.

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import fc from 'fast-check';
-import { BoundedCache } from '../../engine/caches.ts';
+import { BoundedCache, retainedBytes } from '../../engine/caches.ts';
 import { cacheStats, clearCaches, configureCaches, DEFAULT_CACHE_MB, renderPdf } from '../../engine/index.ts';
 import { variedInvoiceData } from '../../bench/varied-invoice.ts';
 import { NOW, ROOT } from '../helpers/render.ts';
@@ -76,6 +76,21 @@ test('BoundedCache: never over budget, computes on a miss only, keeps the most r
       const stat = cache.stat();
       assert.equal(stat.misses, computed);
       assert.equal(stat.hits + stat.misses, ops.length);
+      assert.equal(stat.hitRate, ops.length === 0 ? 0 : Math.round((stat.hits / ops.length) * 1000) / 1000);
     }),
   );
+});
+
+test('a cached byte array weighs what it keeps alive: its whole backing store', () => {
+  assert.equal(retainedBytes(new Uint8Array(100)), 100);
+  assert.equal(retainedBytes(new Uint8Array(new ArrayBuffer(16384), 0, 100)), 16384);
+});
+
+test("font subsets are cached in arrays of their own size, not in views of zlib's 16 KB output chunks", async () => {
+  clearCaches();
+  await renderPdf(invoice, invoiceData, { now: NOW });
+  const { entries, size } = cacheStats().fontPrograms;
+  assert.ok(entries >= 2, `${entries} subsets`);
+  // The invoice's subsets deflate to a few KB each; a view into a zlib chunk would weigh 16 KB.
+  assert.ok(size / entries < 16384, `${size} bytes for ${entries} subsets`);
 });
