@@ -11,6 +11,9 @@ import { DEFAULT_CACHE_MB, DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_PIXELS, type Limits
 import { isAddressOrRange } from './middleware/client-address.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
 
+/** Objects and arrays one template definition may hold by default (PLATEN_MAX_TEMPLATE_NODES). */
+export const DEFAULT_MAX_TEMPLATE_NODES = 20_000;
+
 /** The validated configuration of one server. */
 /** The engine limits the service sets from its environment (the template nesting depth is fixed). */
 export type EngineLimits = Omit<Limits, 'maxDepth'>;
@@ -97,6 +100,8 @@ export interface Config {
   /** Largest uploaded asset, bytes (PLATEN_ASSET_MAX_BYTES). */
   assetMaxBytes: number;
   maxBodyBytes: number;
+  /** Objects and arrays in one template definition (PLATEN_MAX_TEMPLATE_NODES): 400 above it, before it is validated. */
+  maxTemplateNodes: number;
   /** Days a finished job row is kept (at least 7, the longest URL lifetime, so files expire first). */
   jobRetentionDays: number;
   /** Extra font folders (PLATEN_FONT_DIRS, colon-separated): scanned, used as fallbacks (CJK). */
@@ -202,6 +207,7 @@ const envSchema = z.object({
     }),
   PLATEN_ASSET_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(5 * 1024 * 1024),
   PLATEN_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  PLATEN_MAX_TEMPLATE_NODES: int(100, 100_000_000).default(DEFAULT_MAX_TEMPLATE_NODES),
   PLATEN_MAX_IMAGE_OUTPUT_PIXELS: int(10_000, 1_000_000_000).default(DEFAULT_MAX_IMAGE_PIXELS),
   PLATEN_MAX_PAGES: int(1, 1_000_000).default(DEFAULT_LIMITS.maxPages),
   PLATEN_MAX_GLYPHS: int(1000, 1_000_000_000).default(DEFAULT_LIMITS.maxGlyphs),
@@ -318,6 +324,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     assetMaxBytes: e.PLATEN_ASSET_MAX_BYTES,
     maxBodyBytes: e.PLATEN_MAX_BODY_BYTES,
+    maxTemplateNodes: e.PLATEN_MAX_TEMPLATE_NODES,
     maxImageOutputPixels: e.PLATEN_MAX_IMAGE_OUTPUT_PIXELS,
     engineLimits: {
       maxPages: e.PLATEN_MAX_PAGES,

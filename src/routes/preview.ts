@@ -53,7 +53,7 @@ export function previewRoutes(s: Services, authFailures: MiddlewareHandler<AppEn
   });
   app.openapi(route, async (c) => {
     const body = c.req.valid('json');
-    const result = await renderPreview({ ...s, maxPixels: s.config.maxImageOutputPixels }, c.get('teamId'), body);
+    const result = await renderPreview({ ...s, maxPixels: s.config.maxImageOutputPixels, maxTemplateNodes: s.config.maxTemplateNodes }, c.get('teamId'), body);
     c.set('renderMs', result.renderMs);
     const headers = {
       'Cache-Control': 'no-store',

@@ -131,7 +131,7 @@ export function templateRoutes(s: Services): OpenAPIHono<AppEnv> {
   const app = newRouter();
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
-    return c.json(full(await createTemplate(s.db, c.get('teamId'), body)), 201);
+    return c.json(full(await createTemplate(s.db, c.get('teamId'), body, s.config.maxTemplateNodes)), 201);
   });
   app.openapi(list, async (c) => {
     const { limit, offset } = c.req.valid('query');
@@ -144,7 +144,7 @@ export function templateRoutes(s: Services): OpenAPIHono<AppEnv> {
   });
   app.openapi(update, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json(full(await updateTemplate(s.db, c.get('teamId'), id, c.req.valid('json'))), 200);
+    return c.json(full(await updateTemplate(s.db, c.get('teamId'), id, c.req.valid('json'), s.config.maxTemplateNodes)), 200);
   });
   app.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');

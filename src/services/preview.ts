@@ -9,7 +9,8 @@ import { ApiError, validationError } from '../errors.ts';
 import { RenderFailure, type ImageTask, type RenderPool } from '../render/pool.ts';
 import { checkImageSize, pageError } from './image.ts';
 import type { PreviewBody } from '../schemas/preview.ts';
-import { definitionFor, getTemplate } from './templates.ts';
+import { DEFAULT_MAX_TEMPLATE_NODES } from '../config.ts';
+import { checkDefinitionSize, definitionFor, getTemplate } from './templates.ts';
 import { resolveImages, type ImageResolver } from './image-sources.ts';
 
 /** The mark drawn across every page of a preview. */
@@ -28,8 +29,9 @@ export interface PreviewResult {
   renderMs: number;
 }
 
-/** @throws ApiError 400 VALIDATION_ERROR with `definition.<path>` for every fault (as POST /v1/templates). */
-function checkedDefinition(definition: Record<string, unknown>): string {
+/** @throws ApiError 400 VALIDATION_ERROR with `definition.<path>` for every fault (as POST /v1/templates), `definition` past `maxNodes` objects and arrays. */
+function checkedDefinition(definition: Record<string, unknown>, maxNodes: number): string {
+  checkDefinitionSize(definition, maxNodes);
   const v = validateTemplate(definition);
   if (!v.ok) throw validationError(v.errors.map((e) => ({ path: e.path ? `definition.${e.path}` : 'definition', message: e.message })));
   return JSON.stringify(definition);
@@ -59,11 +61,15 @@ function checkDataOf(definition: unknown, data: unknown, templateId: string | un
  *   403/404 (template_id, version), 500 INTERNAL_ERROR with `render_error {code, message, path}`
  *   when rendering fails.
  */
-export async function renderPreview(deps: { db: Db; pool: RenderPool; maxPixels?: number; images?: ImageResolver }, teamId: string, req: PreviewBody): Promise<PreviewResult> {
+export async function renderPreview(
+  deps: { db: Db; pool: RenderPool; maxPixels?: number; images?: ImageResolver; maxTemplateNodes?: number },
+  teamId: string,
+  req: PreviewBody,
+): Promise<PreviewResult> {
   const png = req.format === 'png';
   let definitionJson: string;
   if (req.definition !== undefined) {
-    definitionJson = checkedDefinition(req.definition);
+    definitionJson = checkedDefinition(req.definition, deps.maxTemplateNodes ?? DEFAULT_MAX_TEMPLATE_NODES);
   } else {
     const template = await getTemplate(deps.db, teamId, req.template_id!);
     if (template.type === 'image' && !png) throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; preview it with "format": "png"`);
