@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_CACHE_MB, DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_PIXELS, type Limits } from '../engine/index.ts';
 import { isAddressOrRange } from './middleware/client-address.ts';
+import { DEFAULT_RENDER_YOUNG_MB } from './render/heap.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
 
 /** Objects and arrays one template definition may hold by default (PLATEN_MAX_TEMPLATE_NODES). */
@@ -61,6 +62,8 @@ export interface Config {
   renderThreads: number;
   /** V8 heap limit of one render thread, MiB. */
   renderMemoryMb: number;
+  /** V8 young generation of one render thread, MiB. */
+  renderYoungMb: number;
   /** Deadline of one render, ms; the thread is stopped past it. */
   renderTimeoutMs: number;
   /** A render thread whose heap is above this many MiB after two renders in a row is replaced. */
@@ -157,6 +160,7 @@ const envSchema = z.object({
   PLATEN_SEED_DEMO: bool.default(true),
   PLATEN_RENDER_THREADS: int(1, 256).optional(),
   PLATEN_RENDER_MEMORY_MB: int(32, 1024 * 1024).default(512),
+  PLATEN_RENDER_YOUNG_MB: int(3, 1024).default(DEFAULT_RENDER_YOUNG_MB),
   PLATEN_RENDER_TIMEOUT_MS: int(100, 24 * 3_600_000).default(30_000),
   PLATEN_RENDER_RECYCLE_MB: int(16, 1024 * 1024).optional(),
   PLATEN_RENDER_TEAM_THREADS: int(1, 256).optional(),
@@ -295,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: e.PLATEN_SEED_DEMO,
     renderThreads,
     renderMemoryMb: e.PLATEN_RENDER_MEMORY_MB,
+    renderYoungMb: e.PLATEN_RENDER_YOUNG_MB,
     renderTimeoutMs: e.PLATEN_RENDER_TIMEOUT_MS,
     renderRecycleMb,
     renderTeamThreads: e.PLATEN_RENDER_TEAM_THREADS ?? Math.max(1, renderThreads - 1),
