@@ -45,7 +45,7 @@ export { BUNDLED_FONT_DIR, FontLibrary, bundledFontLibrary } from './text/fonts.
  * render does whatever is not done yet). Loads the faces of the default family and the fallbacks
  * at weights 400 and 700, upright and italic, and decodes the tables shaping and painting read
  * of the default family's faces; instantiates HarfBuzz's wasm modules (shaping, subsetting) and
- * shapes a sample line in the default family's faces; encodes one QR code (bwip-js's first call);
+ * shapes a sample line in the default family's faces; encodes one QR code;
  * makes the number, currency and date formats of the default language; loads zlib. No document
  * is laid out or painted. Some 50-70 ms of CPU in a fresh thread; about nothing when repeated.
  * @param fonts the library the thread renders with (default: the bundled fonts).

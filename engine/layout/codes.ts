@@ -1,8 +1,11 @@
 /**
- * QR codes and barcodes through bwip-js, kept as vectors: bwip-js's raw encoding (a module matrix
- * for 2D symbols, bar/space widths for linear ones) becomes a list of filled rectangles.
+ * QR codes and barcodes, kept as vectors: a module matrix (2D symbols) or bar/space widths
+ * (linear ones) becomes a list of filled rectangles. QR codes through qrcode-generator (MIT):
+ * bwip-js took some 10 ms a code even when warm, and 20-40 ms on its first call in a process;
+ * every other symbology through bwip-js's raw encoding.
  */
 import bwipjs from 'bwip-js';
+import qrcode from 'qrcode-generator';
 import { caches } from '../caches.ts';
 import { RenderError } from '../errors.ts';
 import type { VectorCode } from './nodes.ts';
@@ -28,16 +31,13 @@ export function encodeCode(bcid: string, value: string, options: Record<string, 
   return caches.codes.getOrCompute(key, () => encodeUncached(bcid, value, options, path)) as VectorCode;
 }
 
-/**
- * Encode one QR code, uncached and thrown away: bwip-js's first call is slow (its encoder is a
- * large translation of PostScript that V8 compiles on first use, some 20-40 ms), so a render
- * thread calls this before taking work.
- */
+/** Encode one QR code, uncached and thrown away: the encoder's code compiled before a render needs it. */
 export function warmUpCodes(): void {
-  bwipjs.raw('qrcode', 'https://example.com/warm-up/0123456789', { eclevel: 'M' } as never);
+  encodeQr('https://example.com/warm-up/0123456789', 'M', 'warmUp');
 }
 
 function encodeUncached(bcid: string, value: string, options: Record<string, string | number | boolean>, path: string): VectorCode {
+  if (bcid === 'qrcode') return encodeQr(value, String(options.eclevel ?? 'M'), path);
   let raw: (Raw2D | RawLinear)[];
   try {
     raw = bwipjs.raw(bcid, value, options as never) as unknown as (Raw2D | RawLinear)[];
@@ -48,6 +48,43 @@ function encodeUncached(bcid: string, value: string, options: Record<string, str
   }
   const sym = raw[0];
   return 'pixs' in sym ? matrix(sym) : bars(sym);
+}
+
+type QrLevel = 'L' | 'M' | 'Q' | 'H';
+const QR_LEVELS: readonly string[] = ['L', 'M', 'Q', 'H'];
+// The text as UTF-8 (the library's default keeps only the low byte of each UTF-16 unit).
+qrcode.stringToBytes = (text: string) => Array.from(Buffer.from(text, 'utf8'));
+
+/**
+ * A QR code of `value` at error correction `level` (L, M, Q or H; others are M): the smallest
+ * version that holds it, in numeric, alphanumeric or byte (UTF-8) mode, the mask the library
+ * scores best. The matrix has no quiet zone.
+ * @throws RenderError BARCODE_INVALID for an empty value or one too long for a QR code.
+ */
+function encodeQr(value: string, level: string, path: string): VectorCode {
+  if (value === '') throw new RenderError('BARCODE_INVALID', 'cannot encode an empty value as qrcode', path);
+  const qr = qrcode(0, (QR_LEVELS.includes(level) ? level : 'M') as QrLevel);
+  try {
+    qr.addData(value, /^[0-9]+$/.test(value) ? 'Numeric' : /^[0-9A-Z $%*+\-./:]+$/.test(value) ? 'Alphanumeric' : 'Byte');
+    qr.make();
+  } catch {
+    throw new RenderError('BARCODE_INVALID', `cannot encode ${value.length} characters as qrcode at error correction ${level}: too long for a QR code`, path);
+  }
+  const n = qr.getModuleCount();
+  const rects: number[] = [];
+  for (let y = 0; y < n; y++) {
+    let x = 0;
+    while (x < n) {
+      if (!qr.isDark(y, x)) {
+        x++;
+        continue;
+      }
+      const start = x;
+      while (x < n && qr.isDark(y, x)) x++;
+      rects.push(start, y, x - start, 1);
+    }
+  }
+  return { rects, unitsWide: n, unitsHigh: n };
 }
 
 function matrix(sym: Raw2D): VectorCode {
