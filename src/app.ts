@@ -13,6 +13,7 @@ import { limitCounter, logLimitFailures } from './middleware/limit-store.ts';
 import { clientAddressResolver } from './middleware/client-address.ts';
 import { bodyLimit } from './middleware/body-limit.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
+import { TeamInFlight } from './middleware/team-in-flight.ts';
 import type { RenderPool } from './render/pool.ts';
 import { accountRoutes } from './routes/account.ts';
 import { ASSET_UPLOAD_FRAMING_BYTES, assetRoutes } from './routes/assets.ts';
@@ -89,8 +90,10 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   const limitFailed = logLimitFailures(s.log);
   const authFailures = authFailureLimit(authFailureLimiterFor(s.db, s.config.authFailLimit, limitFailed), clientAddressResolver(s.config.trustedProxies));
   // Before the other /v1 routes: previews have their own rate limit instead of the API's.
-  app.route('/v1/templates', previewRoutes(s, authFailures));
-  v1.use('*', authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit, counter: limitCounter(s.db, 60_000, limitFailed), name: 'api' }));
+  // Bodies of one team's requests in flight (parsed, waiting for a render thread): bounded per team.
+  const inFlight = new TeamInFlight(s.config.maxTeamInFlightBytes, s.config.maxBodyBytes).middleware();
+  app.route('/v1/templates', previewRoutes(s, authFailures, inFlight));
+  v1.use('*', authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit, counter: limitCounter(s.db, 60_000, limitFailed), name: 'api' }), inFlight);
   v1.route('/pdf', pdfRoutes(s));
   v1.route('/pdf', jobRoutes(s));
   v1.route('/image', imageRoutes(s));

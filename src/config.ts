@@ -105,6 +105,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Objects and arrays in one template definition (PLATEN_MAX_TEMPLATE_NODES): 400 above it, before it is validated. */
   maxTemplateNodes: number;
+  /** Bytes of request bodies one team may have in flight at once in this process (PLATEN_MAX_TEAM_IN_FLIGHT_BYTES). */
+  maxTeamInFlightBytes: number;
   /** Days a finished job row is kept (at least 7, the longest URL lifetime, so files expire first). */
   jobRetentionDays: number;
   /** Extra font folders (PLATEN_FONT_DIRS, colon-separated): scanned, used as fallbacks (CJK). */
@@ -212,6 +214,7 @@ const envSchema = z.object({
   PLATEN_ASSET_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(5 * 1024 * 1024),
   PLATEN_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   PLATEN_MAX_TEMPLATE_NODES: int(100, 100_000_000).default(DEFAULT_MAX_TEMPLATE_NODES),
+  PLATEN_MAX_TEAM_IN_FLIGHT_BYTES: int(1024, 1024 * 1024 * 1024 * 1024).default(100 * 1024 * 1024),
   PLATEN_MAX_IMAGE_OUTPUT_PIXELS: int(10_000, 1_000_000_000).default(DEFAULT_MAX_IMAGE_PIXELS),
   PLATEN_MAX_PAGES: int(1, 1_000_000).default(DEFAULT_LIMITS.maxPages),
   PLATEN_MAX_GLYPHS: int(1000, 1_000_000_000).default(DEFAULT_LIMITS.maxGlyphs),
@@ -330,6 +333,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     assetMaxBytes: e.PLATEN_ASSET_MAX_BYTES,
     maxBodyBytes: e.PLATEN_MAX_BODY_BYTES,
     maxTemplateNodes: e.PLATEN_MAX_TEMPLATE_NODES,
+    maxTeamInFlightBytes: e.PLATEN_MAX_TEAM_IN_FLIGHT_BYTES,
     maxImageOutputPixels: e.PLATEN_MAX_IMAGE_OUTPUT_PIXELS,
     engineLimits: {
       maxPages: e.PLATEN_MAX_PAGES,

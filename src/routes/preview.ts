@@ -17,9 +17,10 @@ import { errorResponse, json, newRouter } from './router.ts';
 
 /**
  * The route, mounted at /v1/templates. `authFailures`: the API's failed-authentication limiter,
- * shared so that guesses count the same here.
+ * shared so that guesses count the same here; `inFlight`: the API's budget of request bodies in
+ * flight per team (team-in-flight.ts), shared likewise.
  */
-export function previewRoutes(s: Services, authFailures: MiddlewareHandler<AppEnv>): OpenAPIHono<AppEnv> {
+export function previewRoutes(s: Services, authFailures: MiddlewareHandler<AppEnv>, inFlight: MiddlewareHandler<AppEnv>): OpenAPIHono<AppEnv> {
   const app = newRouter();
   const route = createRoute({
     method: 'post',
@@ -31,7 +32,7 @@ export function previewRoutes(s: Services, authFailures: MiddlewareHandler<AppEn
       'With `format` "png" the answer is one page (`page`, default 1) as a PNG image at `scale` pixels per point (default 2), painted from the same layout as the PDF. ' +
       'Previews have their own rate limit per API key (PLATEN_PREVIEW_RATE_LIMIT a minute, default 300) and do not count toward the API\'s.',
     security: [{ apiKey: [] }],
-    middleware: [authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.previewRateLimit, counter: limitCounter(s.db, 60_000, logLimitFailures(s.log)), name: 'preview' })] as const,
+    middleware: [authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.previewRateLimit, counter: limitCounter(s.db, 60_000, logLimitFailures(s.log)), name: 'preview' }), inFlight] as const,
     request: { body: { required: true, content: json(previewBody) } },
     responses: {
       200: {
