@@ -2,6 +2,7 @@
  * Binding of one string in a scope (DESIGN §5 "Placeholders"): placeholder substitution with
  * filters. The node-level rules live in bind.ts; this module is shared with conditions.ts.
  */
+import { RenderError } from '../errors.ts';
 import { scanLength, type DataScanBudget } from './data-scan.ts';
 import { applyFilter, applyFilters, toText, type FilterCall } from './filters.ts';
 import type { MissingReporter } from './missing.ts';
@@ -61,10 +62,20 @@ export function bindTextIn(s: string, scope: Scope, locale: string, missing?: Mi
   let out = '';
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i];
-    out += typeof part === 'string' ? part : toText(placeholderValue(part, scope, locale, missing, templatePath));
+    const piece = typeof part === 'string' ? part : toText(placeholderValue(part, scope, locale, missing, templatePath));
+    if (out.length + piece.length > MAX_BOUND_STRING) {
+      throw new RenderError('LIMIT_EXCEEDED', `the placeholders here make a text longer than ${MAX_BOUND_STRING} characters`, templatePath === '' ? undefined : templatePath);
+    }
+    out += piece;
   }
   return out;
 }
+
+/**
+ * Longest string one bound text may be: JavaScript's own limit is 2^29 - 24 characters, past
+ * which joining placeholders failed with a bare "Invalid string length" and no path.
+ */
+const MAX_BOUND_STRING = 2 ** 29 - 24;
 
 /**
  * Binds a string keeping the value's type when the string is exactly one placeholder (`"{{qty}}"`

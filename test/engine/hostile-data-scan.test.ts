@@ -87,3 +87,10 @@ test('a link joined from two 4 MB placeholders in each of 20,000 items fails wit
   assert.equal(e.code, 'LIMIT_EXCEEDED');
   assert.equal(e.path, 'content[0].content[0].link');
 });
+
+test('placeholders that join into a text longer than a JavaScript string can be fail with LIMIT_EXCEEDED at the text, not a bare "Invalid string length"', async () => {
+  const e = await renderError({ content: [{ text: '{{t}}'.repeat(200) }] }, { t: 'x'.repeat(5_000_000) });
+  assert.equal(e.code, 'LIMIT_EXCEEDED');
+  assert.equal(e.path, 'content[0].text');
+  assert.match(e.message, /longer than 536870888 characters/);
+});
