@@ -11,6 +11,8 @@
  * `$now`, an ISO string ending in `Z`) is shown in UTC.
  */
 
+import { StringKeyedCache } from './string-cache.ts';
+
 /** An argument of a filter: a quoted string or a bare number. */
 export type FilterArg = string | number;
 
@@ -54,14 +56,17 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V): V {
 // ---------------------------------------------------------------------------------------------
 // Locales
 
-const localeCache = new Map<string, string>();
+const localeCache = new StringKeyedCache<string>(CACHE_LIMIT, 64 * 1024);
+
+/** Longest language tag taken; a longer one (from the data, in `metadata.language`) counts as malformed. */
+const MAX_LANGUAGE_TAG = 255;
 
 /**
  * The canonical BCP 47 locale for `language` (e.g. "EN-us" -> "en-US"), or "en" when the tag is
- * missing or malformed. Never throws. Cached. DESIGN §5.
+ * missing, malformed or longer than 255 characters. Never throws. Cached. DESIGN §5.
  */
 export function resolveLocale(language: string | undefined | null): string {
-  if (language === undefined || language === null || language === '') return DEFAULT_LANGUAGE;
+  if (language === undefined || language === null || language === '' || language.length > MAX_LANGUAGE_TAG) return DEFAULT_LANGUAGE;
   const hit = localeCache.get(language);
   if (hit !== undefined) return hit;
   let locale = DEFAULT_LANGUAGE;
@@ -71,7 +76,7 @@ export function resolveLocale(language: string | undefined | null): string {
   } catch {
     locale = DEFAULT_LANGUAGE;
   }
-  return remember(localeCache, language, locale);
+  return localeCache.remember(language, locale);
 }
 
 /** True when `language` is a well-formed BCP 47 tag (what `metadata.language` must be). DESIGN §5. */
@@ -318,7 +323,8 @@ interface CompiledPattern {
   hasDay: boolean;
 }
 
-const patternCache = new Map<string, CompiledPattern | string>();
+/** Patterns come from templates and may be long: at most 4 MiB characters of them together. */
+const patternCache = new StringKeyedCache<CompiledPattern | string>(CACHE_LIMIT, 4 * 1024 * 1024);
 
 function fieldOf(letter: string, count: number): DateToken | null {
   switch (letter) {
@@ -408,7 +414,7 @@ function compileUncached(pattern: string): CompiledPattern | string {
 function compilePattern(pattern: string): CompiledPattern | string {
   const hit = patternCache.get(pattern);
   if (hit !== undefined) return hit;
-  return remember(patternCache, pattern, compileUncached(pattern));
+  return patternCache.remember(pattern, compileUncached(pattern));
 }
 
 /**

@@ -14,6 +14,7 @@
  */
 import { RenderError } from '../errors.ts';
 import { FILTER_NAMES, checkFilterArgs, isFilterName, type FilterArg, type FilterCall } from './filters.ts';
+import { StringKeyedCache } from './string-cache.ts';
 
 /** One step of a data path: an object key or an array index. */
 export type PathSegment = string | number;
@@ -353,18 +354,9 @@ function parseUncached(s: string): ParsedString {
 // ---------------------------------------------------------------------------------------------
 // Cache and public API
 
-const CACHE_LIMIT = 10_000;
-const stringCache = new Map<string, ParsedString | SyntaxFault>();
-const pathCache = new Map<string, DataPath | SyntaxFault>();
-
-function remember<V>(map: Map<string, V>, key: string, value: V): V {
-  if (map.size >= CACHE_LIMIT) {
-    const oldest = map.keys().next();
-    if (!oldest.done) map.delete(oldest.value);
-  }
-  map.set(key, value);
-  return value;
-}
+/** 10,000 strings of at most 4 MiB characters together (1 MiB one). */
+const stringCache = new StringKeyedCache<ParsedString | SyntaxFault>(10_000, 4 * 1024 * 1024);
+const pathCache = new StringKeyedCache<DataPath | SyntaxFault>(10_000, 4 * 1024 * 1024);
 
 function parseCached(s: string): ParsedString | SyntaxFault {
   const hit = stringCache.get(s);
@@ -376,7 +368,7 @@ function parseCached(s: string): ParsedString | SyntaxFault {
     if (!(e instanceof SyntaxFault)) throw e;
     result = e;
   }
-  return remember(stringCache, s, result);
+  return stringCache.remember(s, result);
 }
 
 /**
@@ -422,7 +414,7 @@ function parsePathCached(text: string): DataPath | SyntaxFault {
     if (!(e instanceof SyntaxFault)) throw e;
     result = e;
   }
-  return remember(pathCache, text, result);
+  return pathCache.remember(text, result);
 }
 
 /**
