@@ -34,9 +34,9 @@ export const DEFAULT_CACHE_MB = 32;
  * their key (measured: 3.7 MB for 226,000 characters of report words; glyph objects are shared
  * with the font, advances and offsets are not), counted as 32, so they get a quarter of the total
  * in characters / 32 (32 MB: 262,144 characters, about three different 1,000-row reports; half
- * of the total raised the hit rate over varied reports from 64% to 69% but the peak RSS over 2,000
- * varied invoices from 210 to 239 MB); hyphenated words 1/32 at ~4 bytes a character; decoded images a quarter in
- * bytes; font subsets an eighth in bytes (32 MB: 4 MB, 250 to 450 subsets of a Latin text face: a
+ * of the total raised the hit rate over varied reports from 64% to 69% but the peak RSS over
+ * 2,000 varied invoices from 210 to 239 MB); hyphenated words 1/32 at ~4 bytes a character;
+ * decoded images a quarter in bytes; font subsets an eighth in bytes (32 MB: 4 MB, 250 to 450 subsets of a Latin text face: a
  * subset is reused only when a document uses exactly the same glyphs again, a third of the time
  * over varied invoices with 4 MB as with 22 MB); barcodes 1/16 at ~16 bytes a rectangle.
  */
