@@ -4,7 +4,7 @@
  *
  *   tsx bench/engine-child.ts --engine platen|typst|pdfmake --doc invoice|report
  *       [--data varied|repeated] [--seconds 4] [--warmup 1] [--renders N] [--samples 20]
- *       [--profile file.cpuprofile] [--profile-first file.cpuprofile] [--warm-up]
+ *       [--profile file.cpuprofile] [--profile-first file.cpuprofile] [--warm-up | --thread-ready]
  *
  * Prints one JSON line: the time to load the engine's module and set it up, the first render's
  * time, docs/s over `--seconds` after `--warmup` seconds of warm-up (or over exactly `--renders`
@@ -22,7 +22,10 @@
  * First render: by default the first render right after the engine's module is loaded (its
  * `firstRenderMs`). With `--warm-up` (Platen only), the engine's `warmUp()` runs after the load,
  * timed apart (`warmUpMs`: what a render thread does before it takes work), and `firstRenderMs`
- * is the first render after it; `warmedUp` says which of the two the line reports.
+ * is the first render after it. With `--thread-ready`, what a service render thread does before
+ * it takes work runs instead (`ready()` of src/render/task.ts: `warmUp()`, then a small warm-up
+ * document), timed as `warmUpMs`. `warmedUp` says which the line reports: false, "warmUp()" or
+ * "thread ready()".
  * `firstRenderCpuMs` is that render's CPU time (all threads: GC and V8's background compilers
  * too), `firstRenderThreadCpuMs` the main thread's alone (Linux: /proc/thread-self/schedstat),
  * the nearest to the wall time of an idle machine when the machine is busy.
@@ -54,7 +57,7 @@ const seconds = Number(arg('seconds', '4'));
 const warmup = Number(arg('warmup', '1'));
 const renders = arg('renders') === undefined ? undefined : Number(arg('renders'));
 const samples = Number(arg('samples', '20'));
-const warmUpFirst = process.argv.includes('--warm-up');
+const warmUpFirst = process.argv.includes('--warm-up') ? 'warmUp()' : process.argv.includes('--thread-ready') ? 'thread ready()' : false;
 if (!['platen', 'typst', 'pdfmake'].includes(engineName) || !['invoice', 'report'].includes(docName)) {
   console.error('usage: engine-child.ts --engine platen|typst|pdfmake --doc invoice|report [--data varied|repeated] [--seconds S] [--warmup S] [--renders N]');
   process.exit(2);
@@ -87,7 +90,7 @@ const loadStart = performance.now();
 let engine: Engine;
 let stats: (() => unknown) | undefined;
 let warmUpMs: number | null = null;
-if (warmUpFirst && engineName !== 'platen') throw new Error('--warm-up: Platen only');
+if (warmUpFirst && engineName !== 'platen') throw new Error('--warm-up and --thread-ready: Platen only');
 if (engineName === 'platen') {
   const platen = await import('../engine/index.ts');
   const caches = await import('../engine/caches.ts');
@@ -96,7 +99,8 @@ if (engineName === 'platen') {
   if (!v.ok) throw new Error(`examples/${docName} is invalid`);
   if (warmUpFirst) {
     const start = performance.now();
-    await platen.warmUp();
+    if (warmUpFirst === 'warmUp()') await platen.warmUp();
+    else await (await import('../src/render/task.ts')).ready();
     warmUpMs = performance.now() - start;
   }
   engine = {
