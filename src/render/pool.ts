@@ -6,9 +6,10 @@
  * (PLATEN_RENDER_MEMORY_MB; its young generation: PLATEN_RENDER_YOUNG_MB, heap.ts), each
  * render a deadline (PLATEN_RENDER_TIMEOUT_MS) after which its thread is terminated, and a
  * thread whose heap stays above PLATEN_RENDER_RECYCLE_MB after its renders is replaced. A
- * thread runs one render at a time, so stopping it stops nothing else. Threads are handed out fairly (fair-queue.ts): one FIFO per team, round-robin, at most
- * PLATEN_RENDER_TEAM_THREADS threads per team at once; and a render running longer than
- * PLATEN_RENDER_SLOW_MS runs at a lower CPU priority, so short renders keep their latency.
+ * thread runs one render at a time, so stopping it stops nothing else. Threads are handed out
+ * fairly (fair-queue.ts): one FIFO per team, round-robin, at most PLATEN_RENDER_TEAM_THREADS
+ * threads per team at once; and a render running longer than PLATEN_RENDER_SLOW_MS runs at a
+ * lower CPU priority, so short renders keep their latency.
  */
 import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
