@@ -172,6 +172,13 @@ async function queueWebhook(tx: Db, job: JobRow, event: 'pdf.completed' | 'pdf.f
 }
 
 /**
+ * What a finished job keeps of its request's data and definition: nothing. Both may be megabytes,
+ * kept PLATEN_JOB_RETENTION_DAYS; a failing job is refunded, so without this a team could store
+ * 10 MB a request for free (600 a minute).
+ */
+const FINISHED_INPUTS = { data: '{}', definition: '{}' } as const;
+
+/**
  * Move processing -> completed with the result fields, and queue pdf.completed (§3), under the
  * fence of this start (`job.attempts`): a start that lost the job (handed back, or taken over by
  * another worker) changes nothing. `webhook` runs in the same transaction with the delivery's row id.
@@ -193,8 +200,9 @@ export async function completeJob(db: Db, job: JobRow, result: JobResult, webhoo
         resultS3Bucket: result.s3Bucket ?? null,
         resultS3Key: result.s3Key ?? null,
         warnings: JSON.stringify(result.warnings),
-        // The output passwords were needed for the render only: not kept past it.
+        // The output passwords, the data and the definition were needed for the render only: not kept past it.
         protectionEnc: null,
+        ...FINISHED_INPUTS,
       })
       .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing'), eq(jobs.attempts, job.attempts)))
       .returning({ id: jobs.id });
@@ -216,7 +224,7 @@ export async function failJob(db: Db, job: JobRow, code: string, message: string
     const { jobs } = tx.t;
     const updated = await tx.orm
       .update(jobs)
-      .set({ status: 'failed', updatedAt: now, completedAt: now, errorCode: code, errorMessage: message, protectionEnc: null })
+      .set({ status: 'failed', updatedAt: now, completedAt: now, errorCode: code, errorMessage: message, protectionEnc: null, ...FINISHED_INPUTS })
       .where(and(eq(jobs.id, job.id), eq(jobs.status, 'processing'), eq(jobs.attempts, job.attempts)))
       .returning({ id: jobs.id });
     if (updated.length === 0) return false;
