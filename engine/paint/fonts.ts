@@ -1,8 +1,8 @@
 /**
  * Font embedding: each face used in a document becomes a Type0 font (Identity-H) over a
- * CIDFontType2 whose program is a TrueType subset made by HarfBuzz's hb-subset (subset.ts; fontkit's
- * subset encoder for a face hb-subset cannot take). We write the dictionaries
- * ourselves rather than through pdfkit's EmbeddedFont so that:
+ * CIDFontType2 whose program is a TrueType subset (subset.ts: the bytes hb-subset makes, written
+ * by glyf-subset.ts or hb-subset itself; fontkit's subset encoder for a face neither can take). We
+ * write the dictionaries ourselves rather than through pdfkit's EmbeddedFont so that:
  * - W and CIDSet cover every glyph of the subset program, including the components that composite
  *   glyphs (Ö = O + ¨) pull in while subsetting (PDF/A-1 6.3.5; pdfkit's CIDSet misses them);
  * - FontFile2 carries Length1;
@@ -20,7 +20,7 @@ import { deflateSync } from 'node:zlib';
 import type PDFDocument from 'pdfkit';
 import { caches } from '../caches.ts';
 import type { FontFace } from '../text/fonts.ts';
-import { hbSubset } from './subset.ts';
+import { subsetGlyphs } from './subset.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
 /** pdfkit's indirect object (PDFReference): `data` is its dictionary. */
@@ -190,7 +190,7 @@ export class EmbeddedFace {
   }
 
   private subsetProgram(scale: number): Program {
-    let subset: { data: Uint8Array; glyphs: readonly number[] } | undefined = hbSubset(this.face, this.glyphs);
+    let subset: { data: Uint8Array; glyphs: readonly number[] } | undefined = subsetGlyphs(this.face, this.glyphs);
     if (!subset) {
       // Not a TrueType-outline face hb-subset takes here: fontkit's encoder (first-use order).
       const fk = this.face.font.createSubset() as unknown as { includeGlyph(id: number): number; glyphs: number[]; encode(): Uint8Array };

@@ -9,11 +9,14 @@
  * glyf table) so the caller knows which original glyph each new id is; the subset's glyph count is
  * checked against it.
  *
- * The wasm module (680 KB) is compiled in the background when this module loads and instantiated
- * on first use, once per thread; each face's file is copied into the wasm memory once.
+ * {@link subsetGlyphs} writes the same bytes itself for the fonts it can (glyf-subset.ts: the
+ * bundled ones), two to three times faster, and asks hb-subset for the others. The wasm module
+ * (680 KB) is compiled in the background when this module loads and instantiated on first use,
+ * once per thread; each face's file is copied into the wasm memory once.
  */
 import { readFileSync } from 'node:fs';
 import type { FontFace } from '../text/fonts.ts';
+import { glyfSource, glyfSubset, type GlyfSource } from './glyf-subset.ts';
 
 /** A subset program: the TrueType bytes and, for each of its glyphs in order, the original id. */
 export interface SubsetProgram {
@@ -88,15 +91,9 @@ export function hbSubsetAvailable(): boolean {
 const tag = (s: string) => ((s.charCodeAt(0) << 24) | (s.charCodeAt(1) << 16) | (s.charCodeAt(2) << 8) | s.charCodeAt(3)) >>> 0;
 
 /** A face's font file inside the wasm memory, with its glyf/loca tables located for closures. */
-interface HbFace {
+interface HbFace extends Outlines {
   /** The face hb-subset reads: the file's at first, its preprocessed copy once made. */
   face: number;
-  readonly bytes: Uint8Array;
-  readonly glyf: number;
-  readonly loca: number;
-  readonly longLoca: boolean;
-  readonly numGlyphs: number;
-  readonly components: Map<number, readonly number[]>;
 }
 
 const faces = new WeakMap<FontFace, HbFace | null>();
@@ -173,8 +170,18 @@ function hbFace(face: FontFace): HbFace | null {
   return prepared;
 }
 
+/** A font file's glyf and loca tables, for the closure of composite glyphs. */
+interface Outlines {
+  readonly bytes: Uint8Array;
+  readonly glyf: number;
+  readonly loca: number;
+  readonly longLoca: boolean;
+  readonly numGlyphs: number;
+  readonly components: Map<number, readonly number[]>;
+}
+
 /** The glyph ids a composite glyph is made of (none for a simple or empty glyph). */
-function componentsOf(f: HbFace, gid: number): readonly number[] {
+function componentsOf(f: Outlines, gid: number): readonly number[] {
   const known = f.components.get(gid);
   if (known) return known;
   const view = new DataView(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength);
@@ -207,15 +214,7 @@ export function hbSubset(face: FontFace, glyphs: readonly number[]): SubsetProgr
   if (!hbSubsetAvailable()) return undefined;
   const f = hbFace(face);
   if (!f) return undefined;
-  const keep = new Set<number>([0]);
-  const pending = [...glyphs];
-  while (pending.length > 0) {
-    const gid = pending.pop()!;
-    if (gid >= f.numGlyphs || keep.has(gid)) continue;
-    keep.add(gid);
-    for (const c of componentsOf(f, gid)) if (!keep.has(c)) pending.push(c);
-  }
-  const order = [...keep].sort((a, b) => a - b);
+  const order = closure(f, glyphs);
 
   const h = harfbuzz();
   const input = h.hb_subset_input_create_or_fail();
@@ -243,4 +242,53 @@ export function hbSubset(face: FontFace, glyphs: readonly number[]): SubsetProgr
     if (result) h.hb_face_destroy(result);
     h.hb_subset_input_destroy(input);
   }
+}
+
+/** `glyphs` (original ids), .notdef and the components of composite glyphs, in ascending order. */
+function closure(f: Outlines, glyphs: readonly number[]): number[] {
+  const keep = new Set<number>([0]);
+  const pending = [...glyphs];
+  while (pending.length > 0) {
+    const gid = pending.pop()!;
+    if (gid >= f.numGlyphs || keep.has(gid)) continue;
+    keep.add(gid);
+    for (const c of componentsOf(f, gid)) if (!keep.has(c)) pending.push(c);
+  }
+  return [...keep].sort((a, b) => a - b);
+}
+
+/** A face's file read for glyf-subset.ts, with its composite glyphs' components as found. */
+interface SourceFace extends Outlines {
+  readonly source: GlyfSource;
+}
+
+const sources = new WeakMap<FontFace, SourceFace | null>();
+
+function sourceFace(face: FontFace): SourceFace | null {
+  const known = sources.get(face);
+  if (known !== undefined) return known;
+  const bytes = fileBytes(face);
+  const source = bytes ? glyfSource(bytes) : undefined;
+  const made = source
+    ? { source, bytes: source.bytes, glyf: source.tables.get('glyf')!.offset, loca: source.tables.get('loca')!.offset, longLoca: source.longLoca, numGlyphs: source.numGlyphs, components: new Map<number, readonly number[]>() }
+    : null;
+  sources.set(face, made);
+  return made;
+}
+
+/**
+ * The subset of `face` holding `glyphs` (original ids) and what they need: written by
+ * glyf-subset.ts when it can read the face (the same bytes hb-subset makes), else by hb-subset;
+ * undefined when neither can (no TrueType outlines, wasm not loadable): the caller then subsets
+ * another way.
+ * @throws Error when hb-subset fails or keeps other glyphs than expected.
+ */
+export function subsetGlyphs(face: FontFace, glyphs: readonly number[]): SubsetProgram | undefined {
+  const f = sourceFace(face);
+  if (f) {
+    const order = closure(f, glyphs);
+    const data = glyfSubset(f.source, order);
+    if (data) return { data, glyphs: order };
+  }
+  return hbSubset(face, glyphs);
 }
