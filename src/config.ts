@@ -15,6 +15,9 @@ import type { S3StoreOptions } from './storage/s3.ts';
 /** Objects and arrays one template definition may hold by default (PLATEN_MAX_TEMPLATE_NODES). */
 export const DEFAULT_MAX_TEMPLATE_NODES = 20_000;
 
+/** Bytes of templates (drafts and versions) and assets one team may store by default (PLATEN_MAX_TEAM_STORAGE_BYTES): 1 GiB. */
+export const DEFAULT_MAX_TEAM_STORAGE_BYTES = 1024 * 1024 * 1024;
+
 /** The validated configuration of one server. */
 /** The engine limits the service sets from its environment (the template nesting depth is fixed). */
 export type EngineLimits = Omit<Limits, 'maxDepth'>;
@@ -107,6 +110,8 @@ export interface Config {
   maxTemplateNodes: number;
   /** Bytes of request bodies one team may have in flight at once in this process (PLATEN_MAX_TEAM_IN_FLIGHT_BYTES). */
   maxTeamInFlightBytes: number;
+  /** Bytes of templates (drafts and versions) and assets one team may store (PLATEN_MAX_TEAM_STORAGE_BYTES). */
+  maxTeamStorageBytes: number;
   /** Days a finished job row is kept (at least 7, the longest URL lifetime, so files expire first). */
   jobRetentionDays: number;
   /** Extra font folders (PLATEN_FONT_DIRS, colon-separated): scanned, used as fallbacks (CJK). */
@@ -215,6 +220,7 @@ const envSchema = z.object({
   PLATEN_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   PLATEN_MAX_TEMPLATE_NODES: int(100, 100_000_000).default(DEFAULT_MAX_TEMPLATE_NODES),
   PLATEN_MAX_TEAM_IN_FLIGHT_BYTES: int(1024, 1024 * 1024 * 1024 * 1024).default(100 * 1024 * 1024),
+  PLATEN_MAX_TEAM_STORAGE_BYTES: int(1024, 1024 ** 5).default(DEFAULT_MAX_TEAM_STORAGE_BYTES),
   PLATEN_MAX_IMAGE_OUTPUT_PIXELS: int(10_000, 1_000_000_000).default(DEFAULT_MAX_IMAGE_PIXELS),
   PLATEN_MAX_PAGES: int(1, 1_000_000).default(DEFAULT_LIMITS.maxPages),
   PLATEN_MAX_GLYPHS: int(1000, 1_000_000_000).default(DEFAULT_LIMITS.maxGlyphs),
@@ -334,6 +340,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: e.PLATEN_MAX_BODY_BYTES,
     maxTemplateNodes: e.PLATEN_MAX_TEMPLATE_NODES,
     maxTeamInFlightBytes: e.PLATEN_MAX_TEAM_IN_FLIGHT_BYTES,
+    maxTeamStorageBytes: e.PLATEN_MAX_TEAM_STORAGE_BYTES,
     maxImageOutputPixels: e.PLATEN_MAX_IMAGE_OUTPUT_PIXELS,
     engineLimits: {
       maxPages: e.PLATEN_MAX_PAGES,

@@ -25,7 +25,7 @@ const upload = createRoute({
   request: { body: { required: true, content: { 'multipart/form-data': { schema: assetUpload } } } },
   responses: {
     201: { description: 'stored', content: json(assetJson) },
-    400: errorResponse('no `file` field, an empty or too large file, or not a PNG, JPEG or SVG (VALIDATION_ERROR)'),
+    400: errorResponse("no `file` field, an empty or too large file, not a PNG, JPEG or SVG, or past the team's PLATEN_MAX_TEAM_STORAGE_BYTES (VALIDATION_ERROR)"),
     413: errorResponse('the request body is larger than PLATEN_ASSET_MAX_BYTES and 64 KiB of multipart framing: refused before it is read (PAYLOAD_TOO_LARGE)'),
     415: errorResponse('the body is not multipart/form-data'),
     ...authErrors,
@@ -68,7 +68,7 @@ export function assetRoutes(s: Services): OpenAPIHono<AppEnv> {
     if (file.size > s.config.assetMaxBytes) throw validationError([{ path: 'file', message: `the file is larger than ${s.config.assetMaxBytes} bytes (PLATEN_ASSET_MAX_BYTES)` }]);
     const bytes = Buffer.from(await file.arrayBuffer());
     try {
-      const row = await createAsset(s.db, s.assets, c.get('teamId'), { filename: file.name, bytes }, s.config.assetMaxBytes);
+      const row = await createAsset(s.db, s.assets, c.get('teamId'), { filename: file.name, bytes }, s.config.assetMaxBytes, s.config.maxTeamStorageBytes);
       return c.json(toAssetJson(row), 201);
     } catch (e) {
       if (e instanceof StorageFailure) throw new ApiError(503, 'STORAGE_UNAVAILABLE', `the asset could not be stored: ${e.message}`);

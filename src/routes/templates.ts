@@ -97,7 +97,7 @@ const createVersionRoute = createRoute({
   request: { params: templateIdParam, body: { required: false, content: json(createVersionBody) } },
   responses: {
     201: { description: 'the new version', content: json(templateVersion) },
-    400: errorResponse('invalid tag (VALIDATION_ERROR)'),
+    400: errorResponse("invalid tag, or the snapshot would take the team past PLATEN_MAX_TEAM_STORAGE_BYTES (VALIDATION_ERROR, path template)"),
     409: errorResponse('the tag is taken in this template (TAG_EXISTS)'),
     ...ofTemplate,
   },
@@ -129,9 +129,10 @@ function full(row: Parameters<typeof toTemplateJson>[0]) {
 
 export function templateRoutes(s: Services): OpenAPIHono<AppEnv> {
   const app = newRouter();
+  const templateLimits = { maxNodes: s.config.maxTemplateNodes, maxTeamStorageBytes: s.config.maxTeamStorageBytes };
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
-    return c.json(full(await createTemplate(s.db, c.get('teamId'), body, s.config.maxTemplateNodes)), 201);
+    return c.json(full(await createTemplate(s.db, c.get('teamId'), body, templateLimits)), 201);
   });
   app.openapi(list, async (c) => {
     const { limit, offset } = c.req.valid('query');
@@ -144,7 +145,7 @@ export function templateRoutes(s: Services): OpenAPIHono<AppEnv> {
   });
   app.openapi(update, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json(full(await updateTemplate(s.db, c.get('teamId'), id, c.req.valid('json'), s.config.maxTemplateNodes)), 200);
+    return c.json(full(await updateTemplate(s.db, c.get('teamId'), id, c.req.valid('json'), templateLimits)), 200);
   });
   app.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');
@@ -154,7 +155,7 @@ export function templateRoutes(s: Services): OpenAPIHono<AppEnv> {
   app.openapi(createVersionRoute, async (c) => {
     const { id } = c.req.valid('param');
     const { tag } = c.req.valid('json');
-    return c.json(await createVersion(s.db, c.get('teamId'), id, tag), 201);
+    return c.json(await createVersion(s.db, c.get('teamId'), id, tag, s.config.maxTeamStorageBytes), 201);
   });
   app.openapi(versions, async (c) => {
     const { id } = c.req.valid('param');

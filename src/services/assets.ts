@@ -9,10 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { and, count, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
-import type { Config } from '../config.ts';
+import { DEFAULT_MAX_TEAM_STORAGE_BYTES, type Config } from '../config.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { LocalStore, openStore, type BlobStore } from '../storage/index.ts';
 import { sniffImageType } from './image-fetch.ts';
+import { checkTeamStorage } from './team-storage.ts';
 
 /** An asset as the API shows it. */
 export interface AssetJson {
@@ -49,14 +50,23 @@ export function toAssetJson(row: AssetRow): AssetJson {
 /**
  * Store an uploaded image for `teamId`. The bytes go to the store first, then the row: an asset
  * listed always has its bytes.
- * @throws ApiError 400 VALIDATION_ERROR (path `file`) when it is empty, larger than `maxBytes`, or
- *   not a PNG, JPEG or SVG; StorageFailure when the store cannot be written.
+ * @throws ApiError 400 VALIDATION_ERROR (path `file`) when it is empty, larger than `maxBytes`,
+ *   not a PNG, JPEG or SVG, or would take the team's storage past `maxTeamStorageBytes`;
+ *   StorageFailure when the store cannot be written.
  */
-export async function createAsset(db: Db, store: BlobStore, teamId: string, upload: { filename: string; bytes: Buffer }, maxBytes: number): Promise<AssetRow> {
+export async function createAsset(
+  db: Db,
+  store: BlobStore,
+  teamId: string,
+  upload: { filename: string; bytes: Buffer },
+  maxBytes: number,
+  maxTeamStorageBytes = DEFAULT_MAX_TEAM_STORAGE_BYTES,
+): Promise<AssetRow> {
   if (upload.bytes.length === 0) throw validationError([{ path: 'file', message: 'the file is empty' }]);
   if (upload.bytes.length > maxBytes) throw validationError([{ path: 'file', message: `the file is larger than ${maxBytes} bytes (PLATEN_ASSET_MAX_BYTES)` }]);
   const contentType = sniffImageType(upload.bytes);
   if (!contentType) throw validationError([{ path: 'file', message: 'the file is not a PNG, JPEG or SVG image' }]);
+  await checkTeamStorage(db, teamId, upload.bytes.length, maxTeamStorageBytes, 'file');
   const row: AssetRow = {
     id: randomBytes(16).toString('hex'),
     teamId,

@@ -9,8 +9,9 @@ import type { Db, Tables } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { perDatabase } from '../../db/prepared.ts';
 import { templateFields, validateTemplate } from '../../engine/index.ts';
-import { DEFAULT_MAX_TEMPLATE_NODES } from '../config.ts';
+import { DEFAULT_MAX_TEAM_STORAGE_BYTES, DEFAULT_MAX_TEMPLATE_NODES } from '../config.ts';
 import { ApiError, validationError, type FieldError } from '../errors.ts';
+import { checkTeamStorage } from './team-storage.ts';
 
 export type TemplateRow = Tables['templates']['$inferSelect'];
 export type TemplateType = 'pdf' | 'image';
@@ -70,10 +71,19 @@ export function toTemplateJson(t: TemplateRow, withDefinition = true) {
   };
 }
 
-export async function createTemplate(db: Db, teamId: string, input: { name: string; type: TemplateType; definition: unknown }, maxNodes = DEFAULT_MAX_TEMPLATE_NODES): Promise<TemplateRow> {
-  checkDefinition(input.type, input.definition, maxNodes);
+/** Per-request limits of saving templates (PLATEN_MAX_TEMPLATE_NODES, PLATEN_MAX_TEAM_STORAGE_BYTES). */
+export interface TemplateLimits {
+  maxNodes: number;
+  maxTeamStorageBytes: number;
+}
+
+const DEFAULT_TEMPLATE_LIMITS: TemplateLimits = { maxNodes: DEFAULT_MAX_TEMPLATE_NODES, maxTeamStorageBytes: DEFAULT_MAX_TEAM_STORAGE_BYTES };
+
+export async function createTemplate(db: Db, teamId: string, input: { name: string; type: TemplateType; definition: unknown }, limits: TemplateLimits = DEFAULT_TEMPLATE_LIMITS): Promise<TemplateRow> {
+  checkDefinition(input.type, input.definition, limits.maxNodes);
   const now = new Date().toISOString();
   const row = { id: newTemplateId(), teamId, name: input.name, type: input.type, definition: JSON.stringify(input.definition), createdAt: now, updatedAt: now };
+  await checkTeamStorage(db, teamId, row.definition.length, limits.maxTeamStorageBytes, 'definition');
   const [stored] = await db.orm.insert(db.t.templates).values(row).returning();
   return stored;
 }
@@ -110,7 +120,7 @@ export async function updateTemplate(
   teamId: string,
   id: string,
   input: { name?: string; type?: TemplateType; definition?: unknown; id?: string },
-  maxNodes = DEFAULT_MAX_TEMPLATE_NODES,
+  limits: TemplateLimits = DEFAULT_TEMPLATE_LIMITS,
 ): Promise<TemplateRow> {
   const row = await getTemplate(db, teamId, id);
   const unchangeable: FieldError[] = [];
@@ -121,12 +131,13 @@ export async function updateTemplate(
     unchangeable.push({ path: 'type', message: `cannot change: this template is of type "${row.type}"; create a new template for type "${input.type}"` });
   }
   if (unchangeable.length > 0) throw validationError(unchangeable);
-  if (input.definition !== undefined) checkDefinition(row.type, input.definition, maxNodes);
+  if (input.definition !== undefined) checkDefinition(row.type, input.definition, limits.maxNodes);
   const next = {
     name: input.name ?? row.name,
     definition: input.definition !== undefined ? JSON.stringify(input.definition) : row.definition,
     updatedAt: new Date().toISOString(),
   };
+  await checkTeamStorage(db, teamId, next.definition.length, limits.maxTeamStorageBytes, 'definition', row.definition.length);
   const { orm, t: { templates } } = db;
   await orm.update(templates).set(next).where(and(eq(templates.id, id), eq(templates.teamId, teamId)));
   return { ...row, ...next };
@@ -143,10 +154,12 @@ const VERSION_RUNS = 5;
 
 /**
  * Snapshot the draft as the next version number, with an optional tag.
- * @throws ApiError 409 TAG_EXISTS when the tag is taken in this template.
+ * @throws ApiError 409 TAG_EXISTS when the tag is taken in this template; 400 VALIDATION_ERROR
+ *   (path `template`) when the snapshot would take the team past `maxTeamStorageBytes`.
  */
-export async function createVersion(db: Db, teamId: string, id: string, tag: string | undefined) {
+export async function createVersion(db: Db, teamId: string, id: string, tag: string | undefined, maxTeamStorageBytes = DEFAULT_MAX_TEAM_STORAGE_BYTES) {
   const row = await getTemplate(db, teamId, id);
+  await checkTeamStorage(db, teamId, row.definition.length, maxTeamStorageBytes, 'template');
   const tagTaken = () => new ApiError(409, 'TAG_EXISTS', `template "${id}" already has a version tagged "${tag}"`);
   for (let run = 1; ; run++) {
     try {
