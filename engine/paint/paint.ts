@@ -233,7 +233,9 @@ class PageWriter {
 
   flush(): void {
     if (this.ops.length > 0) {
-      this.doc.addContent(this.ops.join('\n'));
+      // As bytes: pdfkit would copy a string into bytes one character at a time (and add the
+      // newline); Node's latin1 encoder gives the same bytes natively.
+      this.doc.addContent(Buffer.from(`${this.ops.join('\n')}\n`, 'latin1') as unknown as string);
       this.ops = [];
     }
   }
