@@ -12,7 +12,6 @@ import { parseTemplate } from './template/schema.ts';
 import type { Template, TemplateField, TemplateIssue } from './template/types.ts';
 import { bundledFontLibrary, type FontFace, type FontLibrary, type FontStyle } from './text/fonts.ts';
 import { warmUpHarfBuzz } from './text/harfbuzz.ts';
-import { hbSubsetAvailable } from './paint/subset.ts';
 import { warmUpCodes } from './layout/codes.ts';
 import { DEFAULT_LANGUAGE, formatCurrency, formatDate, formatNumber } from './template/filters.ts';
 import { renderDocument, renderDocumentImage } from './pipeline.ts';
@@ -44,10 +43,10 @@ export { BUNDLED_FONT_DIR, FontLibrary, bundledFontLibrary } from './text/fonts.
  * A thread's one-time setup, done ahead of its first render instead of inside it (optional: a
  * render does whatever is not done yet). Loads the faces of the default family and the fallbacks
  * at weights 400 and 700, upright and italic, and decodes the tables shaping and painting read
- * of the default family's faces; instantiates HarfBuzz's wasm modules (shaping, subsetting) and
- * shapes a sample line in the default family's faces; encodes one QR code;
- * makes the number, currency and date formats of the default language; loads zlib. No document
- * is laid out or painted. Some 50-70 ms of CPU in a fresh thread; about nothing when repeated.
+ * of the default family's faces; instantiates HarfBuzz's shaping wasm and shapes a sample line
+ * in the default family's faces; encodes one QR code; makes the number, currency and date formats
+ * of the default language; loads zlib. No document is laid out or painted. (hb-subset is left
+ * alone: glyf fonts are subset without it.) Some 50-70 ms of CPU in a fresh thread; about nothing when repeated.
  * @param fonts the library the thread renders with (default: the bundled fonts).
  */
 export async function warmUp(fonts: FontLibrary = bundledFontLibrary()): Promise<void> {
@@ -67,7 +66,6 @@ export async function warmUp(fonts: FontLibrary = bundledFontLibrary()): Promise
     void face.font.getGlyph(face.font.glyphForCodePoint(0x41).id).advanceWidth;
   }
   await warmUpHarfBuzz(faces);
-  hbSubsetAvailable();
   warmUpCodes();
   formatNumber(1234.5, DEFAULT_LANGUAGE, 2);
   formatCurrency(1234.5, DEFAULT_LANGUAGE, 'EUR');

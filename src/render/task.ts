@@ -124,8 +124,9 @@ export async function ready(): Promise<ThreadReady> {
   await warmUp(fonts);
   const rows = Array.from({ length: 20 }, (_, i) => ({ name: `Item ${i}`, price: (i * 1.5).toFixed(2) }));
   await renderPdf(WARM_UP, { n: 1, rows, amount: 1234.5, date: '2026-01-15' }, { now: new Date(0), fonts });
-  // Work a render defers to a timer (hb-subset's preprocessing of the faces it used) runs now,
-  // not inside the thread's first real render (it doubled that render's CPU time).
+  // Work a render defers to a timer (hb-subset's preprocessing of a face it subset, for fonts
+  // without glyf outlines) runs now, not inside the thread's first real render (it doubled that
+  // render's CPU time when the bundled fonts went through hb-subset).
   await new Promise((resolve) => setTimeout(resolve, 1));
   return { heapMb: heapMb(), tid: kernelThreadId() };
 }
