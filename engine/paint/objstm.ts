@@ -36,7 +36,7 @@ const PER_STREAM = 200;
  * elements, and the strings of their dictionaries were most of what tagging allocated.
  */
 export class AsciiWriter {
-  buf = Buffer.allocUnsafe(1 << 16);
+  buf = Buffer.allocUnsafe(4096);
   len = 0;
 
   private room(n: number): void {
