@@ -21,11 +21,19 @@ interface RawLinear {
   bbs: number[];
 }
 
+/** The most characters any symbology encodes: a version 40 QR code of digits at level L. */
+export const MAX_CODE_CHARACTERS = 7089;
+
 /**
  * Encode `value` in symbology `bcid` (a bwip-js id: qrcode, code128, ean13, datamatrix, ...).
  * @throws RenderError BARCODE_INVALID when bwip-js refuses the value or the symbology.
  */
 export function encodeCode(bcid: string, value: string, options: Record<string, string | number | boolean>, path: string): VectorCode {
+  // No symbology holds more (a QR code's numeric mode at its largest): refused before an encoder
+  // spends seconds on megabytes, and before the value becomes a cache key.
+  if (value.length > MAX_CODE_CHARACTERS) {
+    throw new RenderError('BARCODE_INVALID', `cannot encode ${value.length} characters as ${bcid}: no ${bcid === 'qrcode' ? 'QR code' : 'barcode'} holds more than ${MAX_CODE_CHARACTERS}`, path);
+  }
   // Encoding a QR code takes milliseconds; the same value recurs across documents (and pages).
   const key = `${bcid}\u0000${JSON.stringify(options)}\u0000${value}`;
   return caches.codes.getOrCompute(key, () => encodeUncached(bcid, value, options, path)) as VectorCode;
