@@ -16,6 +16,26 @@ import type { DecodedImage } from './nodes.ts';
 /** Elements an SVG may hold when `Limits.maxSvgElements` is not set. */
 export const DEFAULT_MAX_SVG_ELEMENTS = 20_000;
 
+/**
+ * Content-stream operators an SVG of `elements` elements may write when drawn as vectors: 200 an
+ * element, at least 200,000. Checked here against its path segments (a fault with the image's
+ * path), and by paint/svg.ts while drawing (what `<use>` references multiply).
+ */
+export function svgOperatorBudget(elements: number): number {
+  return Math.max(200_000, elements * 200);
+}
+
+/** Path segments of an SVG document: command letters of `d` attributes, point pairs of `points`. */
+function pathSegments(text: string): number {
+  let n = 0;
+  for (const m of text.matchAll(/\s(d|points)\s*=\s*("[^"]*"|'[^']*')/g)) {
+    const value = m[2];
+    if (m[1] === 'd') n += value.match(/[MLHVCSQTAZmlhvcsqtaz]/g)?.length ?? 0;
+    else n += Math.ceil((value.match(/[-+]?(?:\d*\.\d+|\d+\.?)(?:e[-+]?\d+)?/gi)?.length ?? 0) / 2);
+  }
+  return n;
+}
+
 /** Whether `data` looks like an SVG document (text whose first element is `<svg`). */
 export function isSvg(data: Uint8Array): boolean {
   const head = Buffer.from(data.buffer, data.byteOffset, Math.min(data.byteLength, 4096)).toString('utf8').replace(/^\uFEFF/, '');
@@ -57,7 +77,8 @@ function attributesOf(tag: string): Map<string, string> {
  * @returns the decoded image: type "svg", `data` the cleaned document whose root has `width` and
  *   `height` in points and a `viewBox`, `width` and `height` its size in points.
  * @throws RenderError IMAGE_INVALID (no root `<svg>`, entity declarations, no size) or
- *   LIMIT_EXCEEDED (more elements than `limits.maxSvgElements`).
+ *   LIMIT_EXCEEDED (more elements than `limits.maxSvgElements`, more path segments than
+ *   {@link svgOperatorBudget}).
  */
 export function decodeSvg(data: Uint8Array, limits: Limits, path: string): DecodedImage {
   let text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8').replace(/^\uFEFF/, '');
@@ -67,6 +88,9 @@ export function decodeSvg(data: Uint8Array, limits: Limits, path: string): Decod
   for (const _ of text.matchAll(/<[A-Za-z_]/g)) {
     if (++elements > maxElements) throw new RenderError('LIMIT_EXCEEDED', `SVG image has more than ${maxElements} elements`, path);
   }
+  const segments = pathSegments(text);
+  const budget = svgOperatorBudget(elements);
+  if (segments > budget) throw new RenderError('LIMIT_EXCEEDED', `SVG image has ${segments} path segments, more than ${budget} (200 for each of its ${elements} elements, at least 200,000)`, path);
   const root = /<((?:[A-Za-z_][\w.-]*:)?svg)(\s[^>]*?)?(\/?)>/.exec(text);
   if (!root) throw new RenderError('IMAGE_INVALID', 'SVG image has no <svg> root element', path);
   // Nothing outside the document: drop every reference that is not to an element inside it.

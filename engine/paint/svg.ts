@@ -11,13 +11,10 @@ import type PDFDocument from 'pdfkit';
 import SVGtoPDF from 'svg-to-pdfkit';
 import { RenderError } from '../errors.ts';
 import type { DecodedImage } from '../layout/nodes.ts';
+import { svgOperatorBudget } from '../layout/svg.ts';
 import { BUNDLED_FONT_DIR } from '../text/fonts.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
-
-/** Content-stream operators one SVG may write per element it holds (at least {@link MIN_OPERATORS}). */
-const OPERATORS_PER_ELEMENT = 200;
-const MIN_OPERATORS = 200_000;
 
 /** Where pdfkit's own font resource names (for SVG text) start: F100001, ... */
 const FONT_NAMES_FROM = 100_000;
@@ -38,7 +35,7 @@ const noImage = () => Buffer.alloc(0);
  *   (element count x 200, at least 200,000), RENDER_ERROR when svg-to-pdfkit fails.
  */
 export function drawSvg(doc: Doc, image: DecodedImage, x: number, y: number, w: number, h: number): void {
-  const budget = Math.max(MIN_OPERATORS, (image.elements ?? 0) * OPERATORS_PER_ELEMENT);
+  const budget = svgOperatorBudget(image.elements ?? 0);
   const d = doc as unknown as { addContent(s: string): unknown; page: { annotations: unknown[] }; _fontCount: number };
   // pdfkit names the fonts it embeds for SVG text F1, F2, ...: the names paint's own faces use
   // (glyphs.ts). Its count starts far above them, so the two never share a resource name.
@@ -46,7 +43,7 @@ export function drawSvg(doc: Doc, image: DecodedImage, x: number, y: number, w: 
   const addContent = d.addContent;
   let written = 0;
   d.addContent = function (this: unknown, s: string) {
-    if (++written > budget) throw new RenderError('LIMIT_EXCEEDED', `an SVG image draws more than ${budget} operators (are <use> references nested?)`);
+    if (++written > budget) throw new RenderError('LIMIT_EXCEEDED', `an SVG image draws more than ${budget} operators (200 for each of its elements, at least 200,000): its <use> references repeat its content too many times`);
     return addContent.call(this, s);
   };
   const annotations = d.page.annotations.length;

@@ -86,6 +86,20 @@ test('limits: more elements than maxSvgElements, and <use> references that multi
   assert.ok(Date.now() - started < 20_000, 'stopped early');
 });
 
+test('a plain path with more segments than its operator budget fails with LIMIT_EXCEEDED at the image, before it is drawn', async () => {
+  const d = `M0 0${' L1 1 L2 0'.repeat(125_000)}`;
+  const long = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><path d="${d}"/></svg>`;
+  const e = await renderError({ content: [{ text: 'x' }, { image: '{{i}}' }] }, { i: svgUri(long) });
+  assert.equal(e.code, 'LIMIT_EXCEEDED');
+  assert.equal(e.path, 'content[1].image');
+  assert.match(e.message, /250001 path segments, more than 200000/);
+  // points of a polygon count as segments too
+  const poly = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><polygon points="${'1,2 3,4 '.repeat(110_000)}"/></svg>`;
+  assert.equal((await renderError({ content: [{ image: svgUri(poly) }] })).path, 'content[0].image');
+  // a path within the budget draws
+  await render({ content: [{ image: svgUri(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><path d="M0 0${' L1 1 L2 0'.repeat(1000)}"/></svg>`) }] });
+});
+
 test('URL and asset sources: imageSources lists them with their paths (placeholders bound); their bytes come from options.images', async () => {
   const def = {
     header: [{ image: 'asset:0123456789abcdef0123456789abcdef', height: 10 }],
