@@ -200,7 +200,8 @@ function drawFrame(frame: Frame, x: number, y: number, w: number, h: number, out
 /** Emit one text line's runs with the line's top at y. */
 export function emitLine(line: TextBox['lines'][number], x: number, y: number, out: DrawItem[]): void {
   const baseline = y + line.baseline;
-  for (const run of line.runs) out.push({ kind: 'text', x: x + run.x, y: baseline, run, line });
+  // (`tag` given its slot here: a tagged PDF sets it on every item, tagItems, without growing the object)
+  for (const run of line.runs) out.push({ kind: 'text', x: x + run.x, y: baseline, run, line, tag: undefined });
 }
 
 /**
