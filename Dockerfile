@@ -15,10 +15,14 @@ COPY . .
 RUN npm ci && npm prune --omit=dev && npm cache clean --force
 
 FROM node:20-bookworm-slim
+# glibc's allocator with two arenas, trimmed sooner: less memory kept per thread (docs/deploy.md, Memory).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    PLATEN_DATA_DIR=/var/lib/platen
+    PLATEN_DATA_DIR=/var/lib/platen \
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_TRIM_THRESHOLD_=131072 \
+    MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /opt/platen
 COPY --from=build /opt/platen /opt/platen
 RUN mkdir -p /var/lib/platen && chown node:node /var/lib/platen
