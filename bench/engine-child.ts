@@ -5,6 +5,7 @@
  *   tsx bench/engine-child.ts --engine platen|typst|pdfmake --doc invoice|report
  *       [--data varied|repeated] [--seconds 4] [--warmup 1] [--renders N] [--samples 20]
  *       [--profile file.cpuprofile] [--profile-first file.cpuprofile] [--warm-up | --thread-ready]
+ *       [--untagged]
  *
  * Prints one JSON line: the time to load the engine's module and set it up, the first render's
  * time, docs/s over `--seconds` after `--warmup` seconds of warm-up (or over exactly `--renders`
@@ -18,6 +19,9 @@
  * bound by Platen's binder) is not. `--profile` writes a V8 CPU profile of the measured renders
  * only (after the warm-up), `--profile-first` one of the first render only (summarize either
  * with bench/cpu-profile-top.mjs).
+ *
+ * `--untagged` (Platen only) renders the template with `"tagged": false` (no structure tree or
+ * marked content), to measure what tagging costs.
  *
  * First render: by default the first render right after the engine's module is loaded (its
  * `firstRenderMs`). With `--warm-up` (Platen only), the engine's `warmUp()` runs after the load,
@@ -72,7 +76,8 @@ if (v8Flags.some((flag) => !process.execArgv.includes(flag))) {
 
 const root = new URL('../', import.meta.url);
 const now = new Date('2026-01-15T12:00:00Z');
-const template = JSON.parse(readFileSync(new URL(`examples/${docName}/template.json`, root), 'utf8'));
+const untagged = process.argv.includes('--untagged');
+const template = { ...JSON.parse(readFileSync(new URL(`examples/${docName}/template.json`, root), 'utf8')), ...(untagged ? { tagged: false } : {}) };
 const baseData = JSON.parse(readFileSync(new URL(`examples/${docName}/data.json`, root), 'utf8'));
 const dataFor = (serial: number): unknown =>
   dataMode === 'repeated' ? baseData : docName === 'invoice' ? variedInvoiceData(baseData, serial) : variedReportData(baseData, serial);
@@ -225,6 +230,7 @@ console.log(
     engine: engineName,
     document: docName,
     data: dataMode,
+    tagged: !untagged,
     pages,
     renders: times.length,
     docsPerSecond: round((times.length * 1000) / total),
