@@ -32,7 +32,7 @@ export function encodeCode(bcid: string, value: string, options: Record<string, 
   // No symbology holds more (a QR code's numeric mode at its largest): refused before an encoder
   // spends seconds on megabytes, and before the value becomes a cache key.
   if (value.length > MAX_CODE_CHARACTERS) {
-    throw new RenderError('BARCODE_INVALID', `cannot encode ${value.length} characters as ${bcid}: no ${bcid === 'qrcode' ? 'QR code' : 'barcode'} holds more than ${MAX_CODE_CHARACTERS}`, path);
+    throw new RenderError('BARCODE_INVALID', `cannot encode ${shortly(value)} as ${bcid}: no ${bcid === 'qrcode' ? 'QR code' : 'barcode'} holds more than ${MAX_CODE_CHARACTERS} characters`, path);
   }
   // Encoding a QR code takes milliseconds; the same value recurs across documents (and pages).
   const key = `${bcid}\u0000${JSON.stringify(options)}\u0000${value}`;
@@ -51,11 +51,15 @@ function encodeUncached(bcid: string, value: string, options: Record<string, str
     raw = bwipjs.raw(bcid, value, options as never) as unknown as (Raw2D | RawLinear)[];
   } catch (e) {
     const message = (e as Error).message.replace(/^bwipp\.\w+#\d+:\s*/, '');
-    const shown = value.length > 40 ? `"${value.slice(0, 37)}..." (${value.length} characters)` : `"${value}"`;
-    throw new RenderError('BARCODE_INVALID', `cannot encode ${shown} as ${bcid}: ${message.length > 200 ? `${message.slice(0, 197)}...` : message}`, path);
+    throw new RenderError('BARCODE_INVALID', `cannot encode ${shortly(value)} as ${bcid}: ${message.length > 200 ? `${message.slice(0, 197)}...` : message}`, path);
   }
   const sym = raw[0];
   return 'pixs' in sym ? matrix(sym) : bars(sym);
+}
+
+/** A value as an error message names it: whole when short, else its start and its length. */
+function shortly(value: string): string {
+  return value.length > 40 ? `"${value.slice(0, 37)}..." (${value.length} characters)` : `"${value}"`;
 }
 
 type QrLevel = 'L' | 'M' | 'Q' | 'H';

@@ -72,7 +72,7 @@ test('a QR value too long for any QR code fails the render with BARCODE_INVALID 
 test('a code value longer than any symbology holds is refused at once, before it is encoded', async () => {
   const huge = 'x'.repeat(5_000_000);
   const start = performance.now();
-  assert.throws(() => encodeCode('qrcode', huge, { eclevel: 'L' }, 'content[0].qrcode'), (e: RenderError) => e.code === 'BARCODE_INVALID' && e.path === 'content[0].qrcode' && /7089/.test(e.message));
+  assert.throws(() => encodeCode('qrcode', huge, { eclevel: 'L' }, 'content[0].qrcode'), (e: RenderError) => e.code === 'BARCODE_INVALID' && e.path === 'content[0].qrcode' && /7089 characters/.test(e.message) && e.message.length < 200);
   assert.throws(() => encodeCode('code128', huge, {}, 'content[1].barcode'), (e: RenderError) => e.code === 'BARCODE_INVALID' && e.path === 'content[1].barcode');
   assert.ok(performance.now() - start < 1000, `refused after ${performance.now() - start} ms`);
   // The longest a QR code holds still encodes.
