@@ -358,8 +358,10 @@ function measureImage(node: PImage, outer: number, base: BaseFields, hInsets: nu
   const scale = Math.min(1, room / w, maxHeight / h);
   if (scale < 0.999) {
     warnClamped('the image', node.path, w, h, room, maxHeight, ctx);
-    w *= scale;
-    h *= scale;
+    // (Not a hair over the room: 150.00000000000003 of a 150 pt page counted as taller than any
+    // page, and pagination left the image where it was, running off the paper.)
+    w = Math.min(w * scale, room);
+    h = Math.min(h * scale, maxHeight);
   }
   let draw = { x: 0, y: 0, w, h };
   let clip = false;

@@ -169,3 +169,15 @@ test('PDF/A: an SVG with text conforms to PDF/A-2b; PDF/A-1b takes SVG shapes bu
     assert.equal(e.code, 'PDFA_CONFLICT');
   }
 });
+
+test('an image clamped to the page height goes to a new page when it does not fit below what is there (regression)', async () => {
+  // Found by the layout property: 577 pt tall on a 150 pt content height scaled to 150.00000000000003,
+  // which counted as taller than any page and was left on page 1, running off the paper.
+  const png = (w: number, h: number) => `data:image/png;base64,${encodePng(w, h, () => [30, 60, 90, 255]).toString('base64')}`;
+  const r = await render({ page: { size: [687, 160], margin: 5 }, font: { size: 8 }, content: [{ image: png(20, 20) }, { image: png(30, 20), height: 577, fit: 'contain' }] });
+  const pages = await pdfOperators(r.pdf);
+  assert.equal(pages.length, 2);
+  for (const [i, ops] of pages.entries()) {
+    for (const img of ops.images) assert.ok(img.y >= -0.01 && img.y + img.height <= 160.01, `page ${i + 1}: image at y ${img.y} height ${img.height}`);
+  }
+});
