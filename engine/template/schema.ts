@@ -919,6 +919,9 @@ function rememberParsed(key: string, template: Template): void {
   parsedCacheChars += key.length;
 }
 
+/** The one fault reported when a definition holds more faults than the validator can gather. */
+const TOO_MANY_FAULTS = 'the definition holds too many faults to list (about 100,000 or more): it is far from a valid template; check it against the JSON Schema, or validate a part of it first';
+
 /** Result of {@link parseTemplate}. */
 export type ParseTemplateResult = { ok: true; template: Template } | { ok: false; errors: TemplateIssue[] };
 
@@ -959,6 +962,11 @@ export function parseTemplate(def: unknown, maxDepth: number = DEFAULT_LIMITS.ma
   let result;
   try {
     result = templateSchema.safeParse(def, PARSE_PARAMS);
+  } catch (err) {
+    // zod gathers a container's faults with push(...faults), which runs out of stack past about
+    // 100,000 faults under one object or array: say so rather than throw (this function never throws).
+    if (!(err instanceof RangeError)) throw err;
+    return { ok: false, errors: [...pre.issues, { path: '', message: TOO_MANY_FAULTS }] };
   } finally {
     styleNames = previous;
     styleObjects = previousObjects;

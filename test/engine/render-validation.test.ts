@@ -168,3 +168,23 @@ test('a definition with a "__proto__" key is refused and does not pollute', () =
   assert.ok(v.errors.some((e) => e.path.startsWith('content[0]')), JSON.stringify(v.errors));
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
+
+test('a definition with more faults than the validator can gather is refused, not thrown', () => {
+  // 12,000 nodes with 12 faults each made zod run out of stack gathering 144,000 faults under
+  // `content`: validateTemplate and renderPdf threw a RangeError.
+  const node = { text: 'x', fontSize: 'a', color: 5, bold: 'y', italic: 'n', lineHeight: 'q', align: 3, underline: 'u', strike: 'r', letterSpacing: 'l', margin: 'm', padding: 'p', opacity: 'o' };
+  const content = Array.from({ length: 12_000 }, () => ({ ...node }));
+  const verdict = validateTemplate({ content });
+  assert.equal(verdict.ok, false);
+  if (verdict.ok) return;
+  assert.equal(verdict.errors.length, 1);
+  assert.equal(verdict.errors[0].path, '');
+  assert.match(verdict.errors[0].message, /too many faults/);
+  // A smaller faulty definition still lists every fault with its path.
+  const few = validateTemplate({ content: content.slice(0, 3) });
+  assert.equal(few.ok, false);
+  if (!few.ok) {
+    assert.equal(few.errors.length, 36);
+    assert.equal(few.errors[0].path, 'content[0].fontSize');
+  }
+});
