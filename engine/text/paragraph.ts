@@ -402,7 +402,16 @@ export function prepareParagraph(input: readonly StyledText[], options: Paragrap
     start = end;
   }
   const hardLines = hardBreaks + (segments.length === 0 || !segments[segments.length - 1].required ? 1 : 0);
-  return { segments, minContentWidth, maxContentWidth, baseStyle, baseLevel, missing: missing.size === 0 ? NOTHING_MISSING : [...missing], hardLines, minLineHeight };
+  return { segments: exact(segments), minContentWidth, maxContentWidth, baseStyle, baseLevel, missing: missing.size === 0 ? NOTHING_MISSING : [...missing], hardLines, minLineHeight };
+}
+
+/**
+ * `a` without room to grow: an array filled by push keeps room for 16 elements (about 150 bytes)
+ * however few it holds, and a 1,000-row report's cells each keep three such arrays of one element
+ * (segments, lines, a line's runs): 2.7 MB of heap. Large arrays are left as they are.
+ */
+function exact<T>(a: T[]): T[] {
+  return a.length < 16 ? a.slice() : a;
 }
 
 /**
@@ -530,7 +539,7 @@ class LineFiller {
 
   end(): Line[] {
     if (this.current.length > 0 || this.lines.length === 0) this.flush(true);
-    return this.lines;
+    return exact(this.lines);
   }
 }
 
@@ -665,5 +674,5 @@ function finishLine(segs: Segment[], width: number, maxWidth: number, align: Ali
     i = j;
   }
   const baseline = (height - (ascent + descent)) / 2 + ascent;
-  return { runs, width: lineWidth, height, baseline };
+  return { runs: exact(runs), width: lineWidth, height, baseline };
 }
