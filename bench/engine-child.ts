@@ -5,7 +5,7 @@
  *   tsx bench/engine-child.ts --engine platen|typst|pdfmake --doc invoice|report
  *       [--data varied|repeated] [--seconds 4] [--warmup 1] [--renders N] [--samples 20]
  *       [--profile file.cpuprofile] [--profile-first file.cpuprofile] [--warm-up | --thread-ready]
- *       [--untagged]
+ *       [--untagged] [--bundle [--no-code-cache]]
  *
  * Prints one JSON line: the time to load the engine's module and set it up, the first render's
  * time, docs/s over `--seconds` after `--warmup` seconds of warm-up (or over exactly `--renders`
@@ -22,6 +22,14 @@
  *
  * `--untagged` (Platen only) renders the template with `"tagged": false` (no structure tree or
  * marked content), to measure what tagging costs.
+ *
+ * Engine form (Platen): by default the engine's TypeScript sources, imported through tsx (what
+ * `npm start` and the tests run). `--bundle` loads the shipped form instead: dist/engine/engine.cjs
+ * with its V8 code cache (`npm run build:engine`; src/engine-bundle.ts), compiled by V8 from the
+ * bundle's text with no module loader in between (the process still has tsx's loader thread, for
+ * this script; the engine does not go through it). `--no-code-cache` loads the bundle without
+ * its cache. `engineForm` and `codeCache` (accepted, absent, rejected, other-bundle) in the output
+ * say which ran.
  *
  * First render: by default the first render right after the engine's module is loaded (its
  * `firstRenderMs`). With `--warm-up` (Platen only), the engine's `warmUp()` runs after the load,
@@ -95,11 +103,21 @@ const loadStart = performance.now();
 let engine: Engine;
 let stats: (() => unknown) | undefined;
 let warmUpMs: number | null = null;
+/** --bundle: whether the engine bundle's code cache was used (src/engine-bundle.ts's CacheUse). */
+let codeCache: string | null = null;
+const bundled = process.argv.includes('--bundle');
+if (bundled && engineName !== 'platen') throw new Error('--bundle: Platen only');
 if (warmUpFirst && engineName !== 'platen') throw new Error('--warm-up and --thread-ready: Platen only');
 if (engineName === 'platen') {
-  const platen = await import('../engine/index.ts');
-  const caches = await import('../engine/caches.ts');
-  stats = caches.cacheStats;
+  let platen: typeof import('../engine/index.ts');
+  if (bundled) {
+    if (warmUpFirst === 'thread ready()') throw new Error('--thread-ready runs src/render/task.ts, which imports the engine from its sources: not with --bundle');
+    const { loadEngineBundle } = await import('../src/engine-bundle.ts');
+    const loaded = loadEngineBundle(undefined, process.argv.includes('--no-code-cache') ? null : undefined);
+    platen = loaded.engine;
+    codeCache = loaded.cache;
+  } else platen = await import('../engine/index.ts');
+  stats = platen.cacheStats;
   const v = platen.validateTemplate(template);
   if (!v.ok) throw new Error(`examples/${docName} is invalid`);
   if (warmUpFirst) {
@@ -238,6 +256,8 @@ console.log(
     p50Ms: round(sorted[Math.floor(sorted.length / 2)]!),
     // On a loaded machine the wall time includes waiting for a core; the CPU time less so.
     cpuMsPerRender: round(cpuMs / times.length),
+    engineForm: engineName !== 'platen' ? null : bundled ? 'bundle' : 'sources (tsx)',
+    codeCache,
     loadMs: round(loadMs),
     warmedUp: warmUpFirst,
     warmUpMs: warmUpMs === null ? null : round(warmUpMs),
