@@ -27,6 +27,7 @@ interface HbExports {
   hb_buffer_add_utf16(buffer: number, text: number, textLength: number, itemOffset: number, itemLength: number): void;
   hb_buffer_set_direction(buffer: number, direction: number): void;
   hb_buffer_set_cluster_level(buffer: number, level: number): void;
+  hb_buffer_set_script(buffer: number, script: number): void;
   hb_buffer_guess_segment_properties(buffer: number): void;
   hb_buffer_get_glyph_infos(buffer: number, length: number): number;
   hb_buffer_get_glyph_positions(buffer: number, length: number): number;
@@ -188,9 +189,11 @@ export function harfbuzzAvailable(): boolean {
 /**
  * Shape `text` in `face` with HarfBuzz. `features`: text forms such as `+tnum` or `-liga`.
  * Right-to-left text comes back in visual order, and HarfBuzz mirrors its brackets itself.
+ * `script`: an ISO 15924 tag as HarfBuzz's hb_script_t (`Latn` is 0x4c61746e); by default
+ * HarfBuzz guesses it from the text (its first character of a script other than Common).
  * @throws Error when HarfBuzz is not available (see {@link harfbuzzAvailable}).
  */
-export function hbShape(face: FontFace, text: string, features: readonly string[], rtl: boolean): HbShaped {
+export function hbShape(face: FontFace, text: string, features: readonly string[], rtl: boolean, script?: number): HbShaped {
   const h = harfbuzz();
   if (!h) throw new Error('harfbuzz is not available');
   const font = hbFont(h, face);
@@ -206,6 +209,7 @@ export function hbShape(face: FontFace, text: string, features: readonly string[
   h.hb_buffer_add_utf16(buffer, at, text.length, 0, text.length);
   h.hb_buffer_set_direction(buffer, rtl ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
   h.hb_buffer_set_cluster_level(buffer, HB_BUFFER_CLUSTER_LEVEL_MONOTONE_CHARACTERS);
+  if (script !== undefined) h.hb_buffer_set_script(buffer, script);
   h.hb_buffer_guess_segment_properties(buffer);
   h.hb_shape(font, buffer, featureList.length > 0 ? featureAt : 0, featureList.length);
 

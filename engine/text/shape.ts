@@ -14,6 +14,7 @@ import type { Glyph } from 'fontkit';
 import { caches } from '../caches.ts';
 import type { FontFace } from './fonts.ts';
 import { harfbuzzAvailable, hbShape } from './harfbuzz.ts';
+import { shapePlain } from './plain-shape.ts';
 
 // bidi-js is CommonJS: its default import is the factory, whatever its declaration file says.
 const bidi = (bidiModule as unknown as typeof import('bidi-js').default)();
@@ -67,7 +68,46 @@ function hbFeatures(features: readonly string[] | undefined, ligatures: boolean)
 }
 
 function shapeUncached(face: FontFace, text: string, features: readonly string[] | undefined, direction: 'ltr' | 'rtl', ligatures: boolean): GlyphRun {
+  if (!harfbuzzAvailable()) return shapeFontkit(face, text, features, direction, ligatures);
+  if (direction === 'ltr' && (!features || features.length === 0)) {
+    const plain = shapePlainRun(face, text);
+    if (plain) return plain;
+  }
+  return shapeHarfBuzz(face, text, features, direction, ligatures);
+}
+
+/**
+ * `text` shaped without the cache: by the plain-word tables (plain-shape.ts) when it is a plain
+ * word of `face` and `plain` is true, else by HarfBuzz (fontkit without it). For tests comparing
+ * the two paths.
+ */
+export function shapeDirect(face: FontFace, text: string, plain: boolean, features?: readonly string[], direction: 'ltr' | 'rtl' = 'ltr', ligatures = true): GlyphRun {
+  if (plain) return shapeUncached(face, text, features, direction, ligatures);
   return harfbuzzAvailable() ? shapeHarfBuzz(face, text, features, direction, ligatures) : shapeFontkit(face, text, features, direction, ligatures);
+}
+
+/** Whether `text` takes the plain-word fast path in `face` (left to right, no features asked for). */
+export function isPlainWord(face: FontFace, text: string): boolean {
+  return harfbuzzAvailable() && shapePlain(face, text) !== undefined;
+}
+
+/** A plain word's run from the plain-word tables: one glyph per character, no offsets. */
+function shapePlainRun(face: FontFace, text: string): GlyphRun | undefined {
+  const shaped = shapePlain(face, text);
+  if (!shaped) return undefined;
+  const n = text.length;
+  const glyphs: Glyph[] = new Array(n);
+  const advances: number[] = new Array(n);
+  const codePoints: (readonly number[])[] = new Array(n);
+  let width = 0;
+  for (let i = 0; i < n; i++) {
+    glyphs[i] = face.font.getGlyph(shaped.ids[i]!);
+    const advance = shaped.advances[i]!;
+    advances[i] = advance;
+    width += advance;
+    codePoints[i] = single(text.charCodeAt(i));
+  }
+  return { glyphs, codePoints, advances, offsets: undefined, width };
 }
 
 /**
