@@ -44,6 +44,7 @@ import { paintImage, type ImageFormat } from './raster/raster.ts';
 import type { PngEffort } from './raster/png.ts';
 import { pdfaProfile, type PdfVariant } from './pdfa/variant.ts';
 import { transparencyPath } from './pdfa/transparency.ts';
+import { loadBarcodeEncoder } from './layout/codes.ts';
 
 /** The passes, in order (see the module comment). */
 export const PASSES = ['validate', 'check', 'bind', 'prepare', 'measure', 'paginate', 'bands', 'watermark', 'paint'] as const;
@@ -178,6 +179,7 @@ export interface Rendered {
  * @throws RenderError DATA_INVALID (the check), and what {@link layoutDocument} and painting throw.
  */
 export async function renderDocument(template: Template, data: unknown, options: PipelineOptions): Promise<Rendered> {
+  if (hasBarcode(template)) await loadBarcodeEncoder();
   const { laid, meta, now, tags, pdfUa } = layOutForOutput(template, data, options, true);
   // paint
   const pdf = await paintPdf(laid.pages, { ...meta, date: now }, { pdfa: options.pdfVariant ? pdfaProfile(options.pdfVariant) : undefined, protection: options.protection, tags, pdfUa });
@@ -216,12 +218,25 @@ export interface RenderedImage {
  *   has fewer pages than `page`; LIMIT_EXCEEDED (path `scale`) past `maxPixels`.
  */
 export async function renderDocumentImage(template: Template, data: unknown, options: ImagePipelineOptions): Promise<RenderedImage> {
+  if (hasBarcode(template)) await loadBarcodeEncoder();
   const { laid } = layOutForOutput(template, data, options);
   const page = laid.pages[options.page - 1];
   if (!page) throw new RenderError('PAGE_OUT_OF_RANGE', `page ${options.page} does not exist: the document has ${laid.pages.length} page${laid.pages.length === 1 ? '' : 's'}`, 'page');
   // paint (raster)
   const painted = await paintImage(page, { format: options.format, scale: options.scale, maxPixels: options.maxPixels, effort: options.effort });
   return { image: painted.bytes, width: painted.width, height: painted.height, pages: laid.pages.length, warnings: laid.warnings };
+}
+
+const barcodes = new WeakMap<Template, boolean>();
+
+/**
+ * Whether a template may have a barcode node (a `"barcode"` key anywhere in it; a string that
+ * only mentions one gives a needless load, never a missed one), once per template object.
+ */
+function hasBarcode(template: Template): boolean {
+  let has = barcodes.get(template);
+  if (has === undefined) barcodes.set(template, (has = JSON.stringify(template).includes('"barcode"')));
+  return has;
 }
 
 /** check, bind (metadata, then the layout passes) and watermark: what both paints start from. */

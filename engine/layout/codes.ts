@@ -4,7 +4,7 @@
  * bwip-js took some 10 ms a code even when warm, and 20-40 ms on its first call in a process;
  * every other symbology through bwip-js's raw encoding.
  */
-import bwipjs from 'bwip-js';
+import { createRequire } from 'node:module';
 import qrcode from 'qrcode-generator';
 import { caches } from '../caches.ts';
 import { RenderError } from '../errors.ts';
@@ -19,6 +19,25 @@ interface RawLinear {
   sbs: number[];
   bhs: number[];
   bbs: number[];
+}
+
+type Bwip = { raw: typeof import('bwip-js').raw };
+let bwip: Bwip | null = null;
+
+/**
+ * Load bwip-js, the encoder of every symbology but QR codes, before a layout that needs it.
+ * It is not imported with the engine: its 2 MB of source and the tables it builds cost about 3 MB
+ * of heap and 6 MB of RSS in every process and render thread, and most documents have no
+ * barcode. The pipeline calls this before laying out a template with a barcode node; a layout
+ * reached otherwise loads it synchronously on its first barcode.
+ */
+export async function loadBarcodeEncoder(): Promise<void> {
+  if (!bwip) bwip = (await import('bwip-js')).default as Bwip;
+}
+
+function barcodeEncoder(): Bwip {
+  if (!bwip) bwip = createRequire(import.meta.url)('bwip-js') as Bwip;
+  return bwip;
 }
 
 /** The most characters any symbology encodes: a version 40 QR code of digits at level L. */
@@ -48,7 +67,7 @@ function encodeUncached(bcid: string, value: string, options: Record<string, str
   if (bcid === 'qrcode') return encodeQr(value, String(options.eclevel ?? 'M'), path);
   let raw: (Raw2D | RawLinear)[];
   try {
-    raw = bwipjs.raw(bcid, value, options as never) as unknown as (Raw2D | RawLinear)[];
+    raw = barcodeEncoder().raw(bcid, value, options as never) as unknown as (Raw2D | RawLinear)[];
   } catch (e) {
     const message = (e as Error).message.replace(/^bwipp\.\w+#\d+:\s*/, '');
     throw new RenderError('BARCODE_INVALID', `cannot encode ${shortly(value)} as ${bcid}: ${message.length > 200 ? `${message.slice(0, 197)}...` : message}`, path);
