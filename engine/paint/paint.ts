@@ -16,7 +16,7 @@ import type { Line, LineRun, RGB } from '../text/paragraph.ts';
 import type { DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
 import type { EmbeddedFace } from './fonts.ts';
 import { embedPrepared, prepareImage, type PreparedImage } from './images.ts';
-import { drawSvg } from './svg.ts';
+import { drawSvg, loadSvgPainter } from './svg.ts';
 import { mirroredBrackets, num, pdfFont, tjArray, type MirroredGlyphs } from './glyphs.ts';
 import { Tagger } from './tagging.ts';
 import type { StructNode } from '../tags/struct.ts';
@@ -506,14 +506,18 @@ export async function paintPdf(pages: readonly Page[], info: DocumentInfo, optio
   const fonts = new Map<FontFace, EmbeddedFace>();
   const images = new Map<DecodedImage, unknown>();
   const pictures = new Set<DecodedImage>();
+  let vectors = false;
   // Images inside groups (rotated, translucent, clipped boxes; watermarks) too.
   const collect = (items: readonly DrawItem[]): void => {
     for (const item of items) {
-      if (item.kind === 'image' && item.image.type !== 'svg') pictures.add(item.image);
-      else if (item.kind === 'group') collect(item.items);
+      if (item.kind === 'image') {
+        if (item.image.type !== 'svg') pictures.add(item.image);
+        else vectors = true;
+      } else if (item.kind === 'group') collect(item.items);
     }
   };
   for (const page of pages) collect(page.items);
+  if (vectors) await loadSvgPainter();
   const prepared = new Map<DecodedImage, PreparedImage>();
   for (const image of pictures) prepared.set(image, await prepareImage(doc, image, Boolean(pdfa?.opaqueImages)));
   let w: PageWriter | null = null;

@@ -6,15 +6,32 @@
  * SVG whose `<use>` references multiply its content past a budget of content-stream operators
  * fails instead of filling the page stream.
  */
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type PDFDocument from 'pdfkit';
-import SVGtoPDF from 'svg-to-pdfkit';
 import { RenderError } from '../errors.ts';
 import type { DecodedImage } from '../layout/nodes.ts';
 import { svgOperatorBudget } from '../layout/svg.ts';
 import { BUNDLED_FONT_DIR } from '../text/fonts.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
+
+type SvgToPdf = typeof import('svg-to-pdfkit').default;
+let svgToPdf: SvgToPdf | null = null;
+
+/**
+ * Load svg-to-pdfkit before painting pages with SVG images. It is not imported with the engine
+ * (most documents have no SVG image, and every process and render thread would hold its code):
+ * paintPdf calls this when a page has one; a drawing reached otherwise loads it synchronously.
+ */
+export async function loadSvgPainter(): Promise<void> {
+  if (!svgToPdf) svgToPdf = (await import('svg-to-pdfkit')).default;
+}
+
+function svgPainter(): SvgToPdf {
+  if (!svgToPdf) svgToPdf = createRequire(import.meta.url)('svg-to-pdfkit') as SvgToPdf;
+  return svgToPdf;
+}
 
 /** Where pdfkit's own font resource names (for SVG text) start: F100001, ... */
 const FONT_NAMES_FROM = 100_000;
@@ -50,7 +67,7 @@ export function drawSvg(doc: Doc, image: DecodedImage, x: number, y: number, w: 
   doc.save();
   try {
     doc.translate(x, y).scale(w / image.width, h / image.height);
-    SVGtoPDF(doc, image.data.toString('utf8'), 0, 0, {
+    svgPainter()(doc, image.data.toString('utf8'), 0, 0, {
       width: image.width,
       height: image.height,
       assumePt: true,
