@@ -13,7 +13,7 @@ import { SectionGrid, type GridEntry } from '../template/table-grid.ts';
 import type { BoundInline, BoundNode, BoundTableSpec, ListMarker, StyleProps } from '../template/types.ts';
 import { hyphenatorFor } from '../text/hyphenate.ts';
 import { prepareParagraph, type PreparedParagraph, type RGB, type StyledText } from '../text/paragraph.ts';
-import { ARTIFACT, headingOfStyles, inheritedLang, requireAlt, roleType, structNode, type ItemTag, type StructNode, type StructType, type TagContext } from '../tags/struct.ts';
+import { ARTIFACT, headingOfStyles, inheritedLang, requireAlt, roleType, structNode, tableCell, type ItemTag, type StructNode, type StructType, type TagContext } from '../tags/struct.ts';
 import { encodeCode } from './codes.ts';
 import { decodeImage, type ImageBytes } from './images.ts';
 import type { Anchor, PCell, PList, PNode, PTable, PText, ShrinkSource } from './nodes.ts';
@@ -477,7 +477,7 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
 
 /** A table cell's element: TH with Scope Column in the header, else TD; spans as attributes. */
 function cellTag(tr: StructNode, head: boolean, colSpan: number, rowSpan: number): StructNode {
-  return structNode(head ? 'TH' : 'TD', tr, { keep: true, scope: head ? 'Column' : undefined, colSpan: colSpan > 1 ? colSpan : undefined, rowSpan: rowSpan > 1 ? rowSpan : undefined });
+  return tableCell(head ? 'TH' : 'TD', tr, head ? 'Column' : undefined, colSpan > 1 ? colSpan : undefined, rowSpan > 1 ? rowSpan : undefined);
 }
 
 /** A cell's content: laid out in the cell's flow, its radius drawn by the cell. */
@@ -514,7 +514,7 @@ function fillHoles(rows: PCell[][], columns: number, parent: ComputedStyle, back
       if (taken[c]) continue;
       if (out === cells) out = cells.slice();
       empty ??= emptyText(parent, ctx);
-      const tag = tr ? structNode(tr.children[0].type, tr, { keep: true, scope: tr.children[0].scope }) : undefined;
+      const tag = tr ? tableCell(tr.children[0].type as 'TH' | 'TD', tr, tr.children[0].scope, undefined, undefined) : undefined;
       out.push({ col: c, colSpan: 1, rowSpan: 1, node: empty, background, padding, verticalAlign: 'baseline', tag });
     }
     if (out !== cells) {

@@ -28,8 +28,12 @@ interface DocInternals {
   push(chunk: null): void;
 }
 
-/** Objects per stream: readers load a stream whole to read one of its objects. */
-const PER_STREAM = 200;
+/**
+ * Objects per stream: readers load a stream whole to read one of its objects (500 table cells are
+ * about 25 KB). Each stream is one deflateSync call: 200 a stream cost the report's 8,000
+ * elements 0.9-1.0 ms of deflate against 0.5-0.7 ms at 500 (same bytes, fewer calls).
+ */
+const PER_STREAM = 500;
 
 /**
  * ASCII bytes written in place, without a string per piece: a structure tree has thousands of
@@ -148,17 +152,24 @@ export class ObjectPacker {
     const xrefOffset = d._offset;
     const id = d._offsets.length + 1;
     const size = id + 1;
+    // Rows of 7 bytes: type, field 2 (4 bytes), field 3 (2 bytes), big-endian; zero-filled, so
+    // free entries (type 0) and zero fields are left as they are.
     const row = Buffer.alloc(7 * size);
     const put = (n: number, type: number, field2: number, field3: number) => {
-      row[n * 7] = type;
-      row.writeUInt32BE(field2, n * 7 + 1);
-      row.writeUInt16BE(field3, n * 7 + 5);
+      const at = n * 7;
+      row[at] = type;
+      row[at + 1] = field2 >>> 24;
+      row[at + 2] = (field2 >>> 16) & 255;
+      row[at + 3] = (field2 >>> 8) & 255;
+      row[at + 4] = field2 & 255;
+      row[at + 5] = field3 >>> 8;
+      row[at + 6] = field3 & 255;
     };
     put(0, 0, 0, 65535);
+    const offsets = d._offsets;
     for (let n = 1; n < id; n++) {
-      const offset = d._offsets[n - 1];
+      const offset = offsets[n - 1];
       if (typeof offset === 'number') put(n, 1, offset, 0);
-      else put(n, 0, 0, 0);
     }
     const packed = this.packed;
     for (let i = 0; i < packed.length; i += 2) put(packed[i], 2, Math.floor(packed[i + 1] / 65536), packed[i + 1] % 65536);

@@ -27,7 +27,7 @@
 import type PDFDocument from 'pdfkit';
 import type { DrawItem } from '../layout/nodes.ts';
 import { ARTIFACT, type ItemTag, type StructNode } from '../tags/struct.ts';
-import { ObjectPacker, text } from './objstm.ts';
+import { ObjectPacker, text, type AsciiWriter } from './objstm.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
 
@@ -73,6 +73,12 @@ export class Tagger {
   private page = 0;
   /** Notes numbered so far (their IDs). */
   private notes = 0;
+  /** The dictionary up to K of the last table cell written, and what it was made for (write). */
+  private cellHead = '';
+  private cellParent = 0;
+  private cellPage = 0;
+  private cellType = '';
+  private cellScope: StructNode['scope'] = undefined;
   /** Elements go into compressed object streams where the file allows (objstm.ts). */
   private readonly packer: ObjectPacker | null;
   /** pdfkit's reference class, for objects written one by one and for `n 0 R` values. */
@@ -96,9 +102,9 @@ export class Tagger {
   enter(item: DrawItem): Record<string, unknown> | null {
     // (An anchor draws nothing: it neither opens nor closes a sequence.)
     if (this.suppressed > 0 || item.kind === 'anchor') return null;
-    const tag = item.tag;
     // Only text, images and codes are content; rectangles, rules and bullets are decoration.
-    const owner: ItemTag = tag === undefined || (item.kind !== 'text' && item.kind !== 'image' && item.kind !== 'bars') ? ARTIFACT : tag;
+    const kind = item.kind;
+    const owner: ItemTag = kind !== 'text' && kind !== 'image' && kind !== 'bars' ? ARTIFACT : item.tag ?? ARTIFACT;
     if (owner !== ARTIFACT && item.kind === 'text' && item.run.style.link) {
       const end = this.closing();
       const obj = this.alloc();
@@ -115,13 +121,15 @@ export class Tagger {
     const end = this.closing();
     this.open = owner;
     if (owner === ARTIFACT) {
-      this.emit(`${end}/Artifact BMC`);
+      this.emit(end === '' ? '/Artifact BMC' : 'EMC\n/Artifact BMC');
       return null;
     }
     if (owner.obj === 0) owner.obj = this.alloc();
     const mcid = this.mark(owner.obj);
-    if (owner.content === null) owner.content = [this.page, mcid];
-    else owner.content.push(this.page, mcid);
+    if (owner.firstPage === 0) {
+      owner.firstPage = this.page;
+      owner.firstMcid = mcid;
+    } else (owner.content ??= []).push(this.page, mcid);
     this.emit(bdc(owner.type, mcid, end !== ''));
     return null;
   }
@@ -165,8 +173,9 @@ export class Tagger {
       // A Link element goes into its parent's content where it was painted.
       const owner = this.open as StructNode;
       if (owner.obj === 0) owner.obj = this.alloc();
-      this.links.push(link);
-      (owner.content ??= []).push(-this.links.length, 0);
+      const at = -this.links.push(link);
+      if (owner.firstPage === 0) owner.firstPage = at;
+      else (owner.content ??= []).push(at, 0);
       this.link = null;
     }
     this.open = null;
@@ -181,7 +190,7 @@ export class Tagger {
       if (this.packer) {
         const array = this.packer.alloc();
         const w = this.packer.begin(array).ascii('[');
-        for (const n of this.marks) w.ref(n).ascii(' ');
+        for (const n of this.marks) w.int(n).ascii(' 0 R ');
         w.ascii(']');
         this.packer.end();
         this.d.getStructParentTree().add(key, this.ref(array));
@@ -246,11 +255,27 @@ export class Tagger {
   private write(node: StructNode, parent: number): void {
     const packer = this.packer;
     if (!packer) return this.writeObject(node, parent);
+    const first = node.firstPage;
     const content = node.content;
-    let n = 0;
-    let pg = 0;
+    // A leaf with one MCID and no attributes of its own (a table cell: thousands of them): its
+    // dictionary up to K is the same for the cells of a row on a page, and is made once for them.
+    if (first > 0 && content === null && node.children.length === 0 && !node.alt && !node.lang && !node.rowSpan && !node.colSpan && node.type !== 'Note') {
+      if (parent !== this.cellParent || first !== this.cellPage || node.type !== this.cellType || node.scope !== this.cellScope) {
+        this.cellParent = parent;
+        this.cellPage = first;
+        this.cellType = node.type;
+        this.cellScope = node.scope;
+        this.cellHead = `<</S/${node.type}/P ${parent} 0 R${node.scope ? `/A<</O/Table/Scope/${node.scope}>>` : ''}/Pg ${first} 0 R/K `;
+      }
+      packer.begin(node.obj).ascii(this.cellHead).int(node.firstMcid).ascii('>>');
+      packer.end();
+      return;
+    }
+    // Its pieces of content: the first, then the rest (see StructNode.content).
+    let n = first === 0 ? 0 : 1;
+    let pg = first > 0 ? first : 0;
     if (content !== null) {
-      n = content.length / 2;
+      n += content.length / 2;
       for (let i = 0; i < content.length && pg === 0; i += 2) if (content[i] > 0) pg = content[i];
     }
     for (const child of node.children) if (child.obj !== 0) n++;
@@ -264,27 +289,32 @@ export class Tagger {
     }
     if (pg !== 0) w.ascii('/Pg ').ref(pg);
     w.ascii(n === 1 ? '/K ' : '/K[');
-    let first = true;
+    if (first !== 0) this.kid(w, first, node.firstMcid, pg);
     if (content !== null) {
       for (let i = 0; i < content.length; i += 2) {
-        if (!first) w.ascii(' ');
-        first = false;
-        const page = content[i];
-        if (page < 0) w.ref(this.links[-page - 1].obj);
-        else if (page === pg) w.int(content[i + 1]);
-        else w.ascii('<</Type/MCR/Pg ').ref(page).ascii('/MCID ').int(content[i + 1]).ascii('>>');
+        w.ascii(' ');
+        this.kid(w, content[i], content[i + 1], pg);
       }
     }
+    let sep = first !== 0;
     for (const child of node.children) {
       if (child.obj === 0) continue;
-      if (!first) w.ascii(' ');
-      first = false;
+      if (sep) w.ascii(' ');
+      sep = true;
       w.ref(child.obj);
     }
     w.ascii(n === 1 ? '>>' : ']>>');
     packer.end();
     // Its Link elements, each an object of its own.
+    if (first < 0) this.writeLink(this.links[-first - 1], node.obj);
     if (content !== null) for (let i = 0; i < content.length; i += 2) if (content[i] < 0) this.writeLink(this.links[-content[i] - 1], node.obj);
+  }
+
+  /** One piece of an element's K: its MCID (on page `pg`), a marked-content reference (another page), or a Link element. */
+  private kid(w: AsciiWriter, page: number, mcid: number, pg: number): void {
+    if (page < 0) w.ref(this.links[-page - 1].obj);
+    else if (page === pg) w.int(mcid);
+    else w.ascii('<</Type/MCR/Pg ').ref(page).ascii('/MCID ').int(mcid).ascii('>>');
   }
 
   private writeLink(link: Link, parent: number): void {
@@ -309,7 +339,7 @@ export class Tagger {
     }
     const k: unknown[] = [];
     let pg = 0;
-    const content = node.content ?? [];
+    const content = node.firstPage === 0 ? [] : [node.firstPage, node.firstMcid, ...(node.content ?? [])];
     for (let i = 0; i < content.length; i += 2) {
       const page = content[i];
       if (page < 0) {

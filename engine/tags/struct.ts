@@ -23,8 +23,8 @@ export type StructType =
 export interface StructNode {
   readonly type: StructType;
   readonly parent: StructNode | null;
-  /** Child elements in template order. */
-  readonly children: StructNode[];
+  /** Child elements in template order (a leaf shares one frozen empty array until its first child). */
+  children: StructNode[];
   /** Alternate description (Figure): the template's `alt`. */
   alt?: string;
   /** Language of the element when it differs from its parent's (BCP 47). */
@@ -40,11 +40,18 @@ export interface StructNode {
   /** Paint pass (engine/paint/tagging.ts): the element's PDF object number, 0 until it has one. */
   obj: number;
   /**
-   * Paint pass: its marked content in painted order, as number pairs: (page object number, MCID),
-   * or (-1 - i, 0) for the i-th Link element the tagger made inside it. Null: none yet.
+   * Paint pass: its first piece of marked content, as a number pair: (page object number, MCID),
+   * or (-1 - i, 0) for the i-th Link element the tagger made inside it; `firstPage` 0: none yet.
+   * (Held in the element itself: a table cell has one piece, and 7,000 cells made 7,000 arrays.)
    */
+  firstPage: number;
+  firstMcid: number;
+  /** Paint pass: the pieces after the first, in painted order, as the same pairs. Null: none. */
   content: number[] | null;
 }
+
+/** The children of an element that has none yet: shared, replaced by an array of its own on the first child. */
+const NO_CHILDREN: StructNode[] = Object.freeze([]) as unknown as StructNode[];
 
 /** What a draw item belongs to: an element, or page furniture (header, footer, decoration). */
 export type ItemTag = StructNode | typeof ARTIFACT;
@@ -55,12 +62,27 @@ export const ARTIFACT = 'artifact' as const;
 /** A new element under `parent` (appended to its children), or a root when `parent` is null. */
 export function structNode(type: StructType, parent: StructNode | null, attrs?: Partial<Pick<StructNode, 'alt' | 'lang' | 'scope' | 'rowSpan' | 'colSpan' | 'keep' | 'path'>>): StructNode {
   // Every field set, in one order: thousands of table cells share one object shape.
+  return element(type, parent, attrs?.alt, attrs?.lang, attrs?.scope, attrs?.rowSpan, attrs?.colSpan, attrs?.keep, attrs?.path);
+}
+
+/**
+ * A table cell's element under its row (TH, TD; a hole's cell): kept (the grid stays whole), its
+ * scope and spans (undefined: none). As {@link structNode}, without an attributes object per cell.
+ */
+export function tableCell(type: 'TH' | 'TD', tr: StructNode, scope: StructNode['scope'], colSpan: number | undefined, rowSpan: number | undefined): StructNode {
+  return element(type, tr, undefined, undefined, scope, rowSpan, colSpan, true, undefined);
+}
+
+function element(type: StructType, parent: StructNode | null, alt: string | undefined, lang: string | undefined, scope: StructNode['scope'], rowSpan: number | undefined, colSpan: number | undefined, keep: boolean | undefined, path: string | undefined): StructNode {
+  // Every field set, in one order: thousands of table cells share one object shape.
   const node: StructNode = {
-    type, parent, children: [],
-    alt: attrs?.alt, lang: attrs?.lang, scope: attrs?.scope, rowSpan: attrs?.rowSpan, colSpan: attrs?.colSpan,
-    keep: attrs?.keep, path: attrs?.path, obj: 0, content: null,
+    type, parent, children: NO_CHILDREN, alt, lang, scope, rowSpan, colSpan, keep, path,
+    obj: 0, firstPage: 0, firstMcid: 0, content: null,
   };
-  if (parent) parent.children.push(node);
+  if (parent) {
+    if (parent.children === NO_CHILDREN) parent.children = [node];
+    else parent.children.push(node);
+  }
   return node;
 }
 
