@@ -70,38 +70,48 @@ function hbFeatures(features: readonly string[] | undefined, ligatures: boolean)
 function shapeUncached(face: FontFace, text: string, features: readonly string[] | undefined, direction: 'ltr' | 'rtl', ligatures: boolean): GlyphRun {
   if (!harfbuzzAvailable()) return shapeFontkit(face, text, features, direction, ligatures);
   if (direction === 'ltr' && (!features || features.length === 0)) {
-    const plain = shapePlainRun(face, text);
+    const plain = shapePlainRun(face, text, false);
     if (plain) return plain;
   }
   return shapeHarfBuzz(face, text, features, direction, ligatures);
 }
 
 /**
- * `text` shaped without the cache: by the plain-word tables (plain-shape.ts) when it is a plain
- * word of `face` and `plain` is true, else by HarfBuzz (fontkit without it). For tests comparing
- * the two paths.
+ * `text` shaped without the cache: by the plain-word tables (plain-shape.ts, from the face's
+ * first word on) when it is a plain word of `face` and `plain` is true, else by HarfBuzz (fontkit
+ * without it). For tests comparing the two paths.
  */
 export function shapeDirect(face: FontFace, text: string, plain: boolean, features?: readonly string[], direction: 'ltr' | 'rtl' = 'ltr', ligatures = true): GlyphRun {
+  if (plain && harfbuzzAvailable() && direction === 'ltr' && (!features || features.length === 0)) {
+    const run = shapePlainRun(face, text, true);
+    if (run) return run;
+  }
   if (plain) return shapeUncached(face, text, features, direction, ligatures);
   return harfbuzzAvailable() ? shapeHarfBuzz(face, text, features, direction, ligatures) : shapeFontkit(face, text, features, direction, ligatures);
 }
 
 /** Whether `text` takes the plain-word fast path in `face` (left to right, no features asked for). */
 export function isPlainWord(face: FontFace, text: string): boolean {
-  return harfbuzzAvailable() && shapePlain(face, text) !== undefined;
+  return harfbuzzAvailable() && shapePlain(face, text, true) !== undefined;
 }
 
+/** fontkit's Glyph objects of a face by id, kept in an array (getGlyph's lookup costs more). */
+const glyphObjects = new WeakMap<FontFace, Glyph[]>();
+
 /** A plain word's run from the plain-word tables: one glyph per character, no offsets. */
-function shapePlainRun(face: FontFace, text: string): GlyphRun | undefined {
-  const shaped = shapePlain(face, text);
+function shapePlainRun(face: FontFace, text: string, now: boolean): GlyphRun | undefined {
+  const shaped = shapePlain(face, text, now);
   if (!shaped) return undefined;
+  let objects = glyphObjects.get(face);
+  if (!objects) glyphObjects.set(face, (objects = []));
   const n = text.length;
   const glyphs: Glyph[] = new Array(n);
   const advances: number[] = new Array(n);
   const codePoints: (readonly number[])[] = new Array(n);
   let width = 0;
   for (let i = 0; i < n; i++) {
-    glyphs[i] = face.font.getGlyph(shaped.ids[i]!);
+    const id = shaped.ids[i]!;
+    glyphs[i] = objects[id] ??= face.font.getGlyph(id);
     const advance = shaped.advances[i]!;
     advances[i] = advance;
     width += advance;
