@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 
@@ -75,7 +75,7 @@ export function withBundleId(source: string): string {
 }
 
 /**
- * Loads and runs the engine bundle at `bundlePath` (absolute), with the code cache at `cachePath`
+ * Loads and runs the engine bundle at `bundleFile`, with the code cache at `cachePath`
  * (default: the one for this process's V8 version and flags; null: none) when it is there and
  * was written for this bundle. Throws when the bundle is missing or has no
  * id line (not built by scripts/build-engine.mjs); a missing, foreign or corrupt cache is not an
@@ -84,7 +84,8 @@ export function withBundleId(source: string): string {
  * process compiles nothing and does not look at its cache (`cache` then says `accepted` or
  * `absent` as given, whatever V8 would have said).
  */
-export function loadEngineBundle(bundlePath: string = DEFAULT_ENGINE_BUNDLE, cachePath: string | null = engineCachePath(bundlePath)): LoadedEngine {
+export function loadEngineBundle(bundleFile: string = DEFAULT_ENGINE_BUNDLE, cachePath: string | null = engineCachePath(bundleFile)): LoadedEngine {
+  const bundlePath = resolve(bundleFile);
   const source = readFileSync(bundlePath, 'utf8');
   const id = ID_LINE.exec(source)?.[1];
   if (!id) throw new Error(`${bundlePath}: not an engine bundle (no id line; build it with scripts/build-engine.mjs)`);
