@@ -99,8 +99,10 @@ function tocTable(node: TocNode, headings: readonly Heading[], pages: ReadonlyMa
   const { toc, ...style } = node;
   const levels = toc.levels ?? TOC_LEVELS;
   const rows: BoundNode[][] = [];
+  const lineLevels: number[] = [];
   for (const h of headings) {
     if (h.level > levels) continue;
+    lineLevels.push(h.level);
     const link = `#${h.id}`;
     const page = pages === null ? STAND_IN : String(pages.get(h.id) ?? '');
     rows.push([
@@ -110,12 +112,16 @@ function tocTable(node: TocNode, headings: readonly Heading[], pages: ReadonlyMa
   }
   if (rows.length === 0) return { ...style, stack: [] };
   const table: BoundNode = { ...style, table: { columns: ['*', 'auto'], rows, borders: 'none' } };
-  TOC_TABLES.add(table);
+  TOC_TABLES.set(table, lineLevels);
   return table;
 }
 
-/** The tables that stand for toc nodes: tagged as TOC, a TOCI per line (engine/layout/prepare.ts). */
-export const TOC_TABLES = new WeakSet<BoundNode>();
+/**
+ * The tables that stand for toc nodes, each with the heading level (1..6) of its lines, one per
+ * row in row order: tagged as TOC, a TOCI per line, the lines of a lower level in a TOC nested in
+ * the TOCI they come under (engine/layout/prepare.ts).
+ */
+export const TOC_TABLES = new WeakMap<BoundNode, readonly number[]>();
 
 /**
  * The content with every toc node replaced by its table (the containers on the way copied; the

@@ -163,7 +163,7 @@ function prepareKind(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext
     flow?.join(forks);
     return { kind: 'columns', style, path, gap: node.gap ?? 12, columns };
   }
-  if ('table' in node) return prepareTable(node.table, style, ctx, path);
+  if ('table' in node) return prepareTable(node.table, style, ctx, path, TOC_TABLES.get(node));
   if ('list' in node) return prepareList(node.list, node.marker ?? 'disc', node.start ?? 1, style, ctx, path);
   if ('image' in node) {
     return {
@@ -349,8 +349,8 @@ function prepareList(items: BoundNode[], marker: ListMarker, start: number, styl
   };
 }
 
-/** `nodePath`: the table node's path (the spec's is `nodePath.table`). */
-function prepareTable(spec: BoundTableSpec, style: ComputedStyle, ctx: PrepareContext, nodePath: string): PTable {
+/** `nodePath`: the table node's path (the spec's is `nodePath.table`); `tocLevels`: a toc's table, its lines' heading levels. */
+function prepareTable(spec: BoundTableSpec, style: ComputedStyle, ctx: PrepareContext, nodePath: string, tocLevels?: readonly number[]): PTable {
   const path = `${nodePath}.table`;
   const padding = spec.cellPadding !== undefined ? toSides(spec.cellPadding) : toSides(4);
   const headerStyle = computeStyle(style, mergeProps(spec.headerStyle ?? { fontWeight: 'bold' }, ctx.styles));
@@ -365,13 +365,20 @@ function prepareTable(spec: BoundTableSpec, style: ComputedStyle, ctx: PrepareCo
     { rows: spec.footer ?? [], parent: footerStyle, background: spec.footerStyle ? footerStyle.backgroundColor : null, path: `${path}.footer` },
   ];
   // Tagged: Table > THead, TBody, TFoot > TR > TH (Scope Column) or TD; a toc's table: TOC > TOCI
-  // per line, the line's text (its links) right in it.
+  // per line, the line's text (its links) right in it, lower levels nested (tocItems).
   const table = ctx.tags ? (ctx.structParent ?? null) : null;
   const kinds = ['THead', 'TBody', 'TFoot'] as const;
   const [header, body, footer] = sections.map((s, k) => {
     const grid = new SectionGrid(count, declared);
-    const section = table && s.rows.length > 0 ? (table.type === 'TOC' ? table : structNode(kinds[k], table)) : null;
-    const rows = prepareRows(s.rows, grid, s.parent, s.background, padding, ctx, s.path, section, k === 0);
+    let rowTag: ((r: number) => StructNode) | null = null;
+    if (table && s.rows.length > 0) {
+      if (table.type === 'TOC') rowTag = tocItems(table, tocLevels ?? []);
+      else {
+        const section = structNode(kinds[k], table);
+        rowTag = () => structNode('TR', section);
+      }
+    }
+    const rows = prepareRows(s.rows, grid, s.parent, s.background, padding, ctx, s.path, rowTag, k === 0);
     return { rows, grid, s };
   });
   for (const part of [header, body, footer]) count = Math.max(count, part.grid.width);
@@ -408,14 +415,15 @@ function isEmptyCell(node: BoundNode): boolean {
  * Place the cells of a section on the grid (template/table-grid.ts: spans, placeholders, cells
  * spanning from above) and prepare them.
  * `sectionBackground`: headerStyle/footerStyle's background, for cells without their own.
+ * `rowTag`: when tagged, the element of row `r` (a TR, or a toc line's TOCI), asked once per row in order.
  * @throws RenderError TEMPLATE_INVALID (the cell's path) for a row that does not fit the declared
  *   columns (validation finds this for literal rows; rows from each only show it here).
  */
-function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedStyle, sectionBackground: RGB | null, padding: Sides, ctx: PrepareContext, path: string, section: StructNode | null, head: boolean): PCell[][] {
+function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedStyle, sectionBackground: RGB | null, padding: Sides, ctx: PrepareContext, path: string, rowTag: ((r: number) => StructNode) | null, head: boolean): PCell[][] {
   const flow = ctx.flow;
   const table = ctx.structParent;
   return rows.map((row, r) => {
-    const tr = section && structNode(section.type === 'TOC' ? 'TOCI' : 'TR', section, section.type === 'TOC' ? { keep: true } : undefined);
+    const tr = rowTag && rowTag(r);
     const props = row.map((node) => mergeProps(node, ctx.styles));
     const entries = row.map((node, i) => gridEntry(node, props[i]));
     let width = 0;
@@ -473,6 +481,25 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
     flow?.join(forks);
     return cells;
   });
+}
+
+/**
+ * The TOCI of each line of a toc's table, asked for in line order (`levels`: the lines' heading
+ * levels): a line goes in the TOC nested in the TOCI of the nearest line above it of a higher
+ * level (h1 over h2; one such TOC per TOCI, made with its first line), else in the toc's own TOC
+ * (ISO 32000-1 14.8.4.3.3: a TOCI may hold a nested TOC).
+ */
+function tocItems(toc: StructNode, levels: readonly number[]): (line: number) => StructNode {
+  // The lines a later line may come under, outermost first (their level numbers rising).
+  const open: { level: number; item: StructNode; nested: StructNode | null }[] = [];
+  return (line) => {
+    const level = levels[line] ?? 1;
+    while (open.length > 0 && open[open.length - 1].level >= level) open.pop();
+    const above = open.at(-1);
+    const item = structNode('TOCI', above ? (above.nested ??= structNode('TOC', above.item)) : toc, { keep: true });
+    open.push({ level, item, nested: null });
+    return item;
+  };
 }
 
 /** A table cell's element: TH with Scope Column in the header, else TD; spans as attributes. */

@@ -1,6 +1,7 @@
 /**
  * Tagged PDF and PDF/UA-1: the structure tree read back with pdf-lib matches the template
- * (headings, lists, tables with spans and header scopes, figures with alt), header and footer
+ * (headings, lists, tables with spans and header scopes, figures with alt, tables of contents
+ * nested by level), header and footer
  * are artifacts, right-to-left lines extract in logical order (pdftotext), "tagged": false
  * writes no tree, and what PDF/UA cannot have is refused with the path that causes it. When the
  * PDF/UA checker is installed beside the repository (../shared/tools), every example rendered
@@ -73,6 +74,11 @@ async function structTree(pdf: Buffer): Promise<{ root: El | null; doc: PDFDocum
 /** Every element's type in pre-order. */
 function types(el: El): string[] {
   return [el.type, ...el.kids.flatMap(types)];
+}
+
+/** An element and its descendants as `Type[Kid Kid[...]]` (MCIDs and OBJRs left out). */
+function shape(el: El): string {
+  return el.kids.length === 0 ? el.type : `${el.type}[${el.kids.map(shape).join(' ')}]`;
 }
 
 function find(el: El, type: string): El[] {
@@ -208,14 +214,58 @@ test('a table of contents is a TOC: one TOCI per line, its title and page number
     assert.ok(root);
     assert.deepEqual(root.kids.map((k) => k.type), ['H1', 'TOC', 'H2', 'P', 'H2', 'P']);
     const toc = root.kids[1];
-    assert.deepEqual(toc.kids.map((k) => k.type), ['TOCI', 'TOCI', 'TOCI'], 'a line per heading');
-    for (const item of toc.kids) {
-      assert.deepEqual(item.kids.map((k) => k.type), ['Link', 'Link']);
-      assert.ok(item.kids.every((link) => link.mcids === 1 && link.objr === 1), 'each link holds its text and its annotation');
-    }
+    // A line per heading; the h2 lines in a TOC of their own inside the h1 line's TOCI.
+    assert.equal(shape(toc), 'TOC[TOCI[Link Link TOC[TOCI[Link Link] TOCI[Link Link]]]]');
+    for (const link of find(toc, 'Link')) assert.ok(link.mcids === 1 && link.objr === 1, 'each link holds its text and its annotation');
     assert.equal(find(root, 'Table').length, 0);
     assert.doesNotMatch(contents(doc), /\/Artifact/, 'the toc is content, not an artifact');
   }
+  if (existsSync(CHECKER)) {
+    const dir = mkdtempSync(join(tmpdir(), 'platen-toc-'));
+    try {
+      const file = join(dir, 'toc.pdf');
+      writeFileSync(file, (await renderPdf(template, {}, { now: NOW, pdfUa: true })).pdf);
+      const r = spawnSync(CHECKER.pathname, [file, '--no-warnings'], { encoding: 'utf8' });
+      assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
+test('a table of contents nests by level: the lines of a lower level in a TOC inside the TOCI of the line they come under', async () => {
+  const h = (text: string, level: number) => ({ text, role: `h${level}` });
+  const template = {
+    metadata: { title: 'Nested contents', language: 'en' },
+    header: [{ text: 'Running header' }],
+    content: [
+      h('Handbook', 1),
+      { toc: {} },
+      h('Start', 2), { text: 'First steps.' },
+      h('Detail', 3), { text: 'Fine print.' },
+      { ...h('Later', 2), breakBefore: 'page' }, { text: 'More steps.' },
+      h('Appendix', 1), { text: 'The end.' },
+    ],
+  };
+  const line = 'Link Link';
+  for (const pdfVariant of [undefined, 'pdf/a-1b'] as const) {
+    const { pdf } = await renderPdf(template, {}, { now: NOW, pdfVariant });
+    const { root, doc } = await structTree(pdf);
+    assert.ok(root);
+    assert.deepEqual(root.kids.map((k) => k.type), ['H1', 'TOC', 'H2', 'P', 'H3', 'P', 'H2', 'P', 'H1', 'P']);
+    // Handbook > (Start > (Detail), Later), Appendix: each TOCI its two Links first, then its lines' TOC.
+    assert.equal(shape(root.kids[1]), `TOC[TOCI[${line} TOC[TOCI[${line} TOC[TOCI[${line}]]] TOCI[${line}]]] TOCI[${line}]]`);
+    const links = find(root.kids[1], 'Link');
+    assert.equal(links.length, 10, 'a title and a page number for each of the five lines');
+    assert.ok(links.every((link) => link.mcids === 1 && link.objr === 1), 'each link holds its text and its annotation');
+    // The header is still the one artifact of each page; the toc is content.
+    assert.equal((contents(doc).match(/\/Artifact BMC/g) ?? []).length, 2);
+  }
+  // A line with no line of a higher level above it stays at the outer level (h3 then h2; h2 first).
+  const lower = await renderPdf({ content: [{ toc: {} }, h('Foreword', 3), h('Preface', 2), h('Aside', 3), h('One', 1), h('Two', 2)] }, {}, { now: NOW });
+  const { root } = await structTree(lower.pdf);
+  assert.ok(root);
+  assert.equal(shape(root.kids[0]), `TOC[TOCI[${line}] TOCI[${line} TOC[TOCI[${line}]]] TOCI[${line} TOC[TOCI[${line}]]]]`);
   if (existsSync(CHECKER)) {
     const dir = mkdtempSync(join(tmpdir(), 'platen-toc-'));
     try {
