@@ -196,6 +196,7 @@ async function profiled<T>(file: string | undefined, work: () => Promise<T>): Pr
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: Number(process.env.PROFILE_INTERVAL_US ?? 1000) });
   await session.post('Profiler.start');
   const result = await work();
   const { profile } = await session.post('Profiler.stop');

@@ -819,3 +819,18 @@ test('valid definitions are cached by content; undefined inside arrays is not JS
   assert.ok(c.ok && c.template !== a.template);
   assert.deepEqual(invalid({ content: [{ text: 'a' }, undefined] }), [{ path: 'content[1]', message: 'undefined is not a JSON value' }]);
 });
+
+test('a template that parseTemplate returned is recognised when validated again: the same object back, at the same depth limit', () => {
+  const definition = { page: { size: 'a4' }, content: [{ text: 'Hello {{name}}' }, { table: { rows: [[{ text: 'a' }, { text: 'b' }]] } }] };
+  const first = parseTemplate(definition);
+  assert.ok(first.ok);
+  // zod rebuilds the containers ("a4" -> "A4"), so the template is another object than the definition.
+  assert.notEqual(first.template, definition as unknown);
+  const again = parseTemplate(first.template);
+  assert.ok(again.ok);
+  assert.equal(again.template, first.template, 'no second parse: the same template object');
+  // Another depth limit is another question: it is answered by parsing (and still valid).
+  const deeper = parseTemplate(first.template, 10);
+  assert.ok(deeper.ok);
+  assert.equal(deeper.template.page?.size, 'A4');
+});
