@@ -20,6 +20,8 @@ const INVOICE = JSON.parse(readFileSync(new URL('../../examples/invoice/template
 const INVOICE_DATA = JSON.parse(readFileSync(new URL('../../examples/invoice/data.json', import.meta.url), 'utf8')) as unknown;
 // 800 paragraphs: about 200 pages, seconds of rendering and some 330 MiB of heap on a warm thread.
 const SLOW_DATA = slowDocumentData(800);
+// 1,200 paragraphs (1.8 million characters, under the 2 million limit): 3 s or more of a warm thread.
+const SLOWER_DATA = slowDocumentData(1200);
 
 interface RenderErrorBody {
   code: string;
@@ -28,8 +30,8 @@ interface RenderErrorBody {
 }
 
 /** A sync render of `template` that must fail with `code`; checks the answer's shape. */
-async function expectRenderFailure(s: TestServer, apiKey: string, template: string, code: string): Promise<RenderErrorBody> {
-  const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: template, data: SLOW_DATA, export_type: 'binary' });
+async function expectRenderFailure(s: TestServer, apiKey: string, template: string, code: string, data: unknown = SLOW_DATA): Promise<RenderErrorBody> {
+  const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: template, data, export_type: 'binary' });
   const body = (await expectError(res, 500, 'INTERNAL_ERROR')) as unknown as RenderErrorBody;
   assert.equal(body.render_error.code, code, JSON.stringify(body));
   assert.equal(typeof body.render_error.message, 'string');
@@ -54,8 +56,8 @@ function pendingSyncDebits(s: TestServer): Promise<number> {
 describe('a render past PLATEN_RENDER_TIMEOUT_MS', () => {
   let s: TestServer;
   before(async () => {
-    // 2 s: a warm invoice renders in tens of ms, the slow document needs several seconds.
-    s = await startTestServer({ PLATEN_RENDER_TIMEOUT_MS: '2000' });
+    // 1 s: a warm invoice renders in tens of ms, the slower document needs 3 s or more.
+    s = await startTestServer({ PLATEN_RENDER_TIMEOUT_MS: '1000' });
   });
   after(() => s.close());
 
@@ -64,8 +66,8 @@ describe('a render past PLATEN_RENDER_TIMEOUT_MS', () => {
     const slow = await s.template(teamId, SLOW_DEFINITION);
     const invoice = await s.template(teamId, INVOICE);
     await expectInvoice(s, apiKey, invoice);
-    const body = await expectRenderFailure(s, apiKey, slow, 'RENDER_TIMEOUT');
-    assert.match(body.render_error.message, /2000 ms/);
+    const body = await expectRenderFailure(s, apiKey, slow, 'RENDER_TIMEOUT', SLOWER_DATA);
+    assert.match(body.render_error.message, /1000 ms/);
     assert.equal(await balance(s, teamId), 4, 'the invoice paid, the stopped render refunded');
     assert.deepEqual(
       (await ledger(s, teamId)).map((r) => [r.reason, r.delta]),
@@ -84,11 +86,11 @@ describe('a render past PLATEN_RENDER_TIMEOUT_MS', () => {
   test('async: the job fails with error_code RENDER_TIMEOUT and is refunded', async () => {
     const { teamId, apiKey } = await s.team(3);
     const slow = await s.template(teamId, SLOW_DEFINITION);
-    const { job_id } = await createJob(s, apiKey, { template_id: slow, data: SLOW_DATA });
+    const { job_id } = await createJob(s, apiKey, { template_id: slow, data: SLOWER_DATA });
     const job = await waitForJob(s, apiKey, job_id, 60_000);
     assert.equal(job.status, 'failed');
     assert.equal(job.error_code, 'RENDER_TIMEOUT');
-    assert.match(job.error_message ?? '', /2000 ms/);
+    assert.match(job.error_message ?? '', /1000 ms/);
     assert.equal(await balance(s, teamId), 3);
     assert.deepEqual(
       (await ledger(s, teamId)).map((r) => [r.reason, r.delta, r.job_id]),
