@@ -155,13 +155,20 @@ function keepOnPage(matrix: [number, number, number, number, number, number], x:
   return [s * a, s * b, s * c, s * d, s * (e - cx) + ncx, s * (f - cy) + ncy];
 }
 
-/** The items from `mark` on that no inner box claimed belong to `tag` (engine/tags/struct.ts). */
+/**
+ * The items from `mark` on that no inner box claimed belong to `tag` (engine/tags/struct.ts).
+ * Rectangles, rules and bullets are artifacts whatever box they are in (the paint pass does not
+ * read their tag): they are left as made, which spares thousands of them in a long table a
+ * property added after construction.
+ */
 export function tagItems(out: readonly DrawItem[], mark: number, tag: ItemTag): void {
   for (let i = mark; i < out.length; i++) {
     const item = out[i];
+    const kind = item.kind;
+    if (kind === 'rect' || kind === 'line' || kind === 'shape') continue;
     if (item.tag === undefined) item.tag = tag;
     // A box drawn turned, translucent or clipped: its items are in a group.
-    if (item.kind === 'group') tagItems(item.items, 0, tag);
+    if (kind === 'group') tagItems(item.items, 0, tag);
   }
 }
 

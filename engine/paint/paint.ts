@@ -80,7 +80,7 @@ class PageWriter {
     const tf = `/${f.id} ${num(st.size)} Tf`;
     const fontOp = tf !== this.font ? `${tf} ` : '';
     this.font = tf;
-    const show = `BT ${fontOp}1 0 0 -1 ${num(x)} ${num(y)} Tm ${tjArray(f, run.face, run, line && lineMirrors(line))} ET`;
+    const show = `BT ${fontOp}1 0 0 -1 ${num(x)} ${num(y)} Tm ${tjArray(f, run.face, run, line && this.mirrors(line))} ET`;
     const actual = actualText(run);
     this.ops.push(actual ? `/Span <</ActualText ${actual}>> BDC ${show} EMC` : show);
     if (st.decoration !== 'none') {
@@ -101,6 +101,22 @@ class PageWriter {
       else return;
       if (this.linkOptions) this.tagger?.linked();
     }
+  }
+
+  /** The line whose runs are being drawn, and its mirrored brackets (worked out once per line). */
+  private mirrorsLine: Line | null = null;
+  private mirrorsOfLine: MirroredGlyphs | null = null;
+
+  /**
+   * A line's mirrored brackets. Its runs are drawn one after another, so the last line's answer
+   * is kept (a lookup table keyed by line cost more: thousands of lines a document).
+   */
+  private mirrors(line: Line): MirroredGlyphs | null {
+    if (line !== this.mirrorsLine) {
+      this.mirrorsLine = line;
+      this.mirrorsOfLine = lineMirrors(line);
+    }
+    return this.mirrorsOfLine;
   }
 
   rect(x: number, y: number, w: number, h: number, fill: RGB | null, stroke: RGB | null, lineWidth: number, radius?: number): void {
@@ -289,18 +305,10 @@ function actualText(run: LineRun): string | null {
   return utf16(text);
 }
 
-// A line's mirrored brackets, worked out once per line (its runs are drawn one by one).
-const mirrorsOf = new WeakMap<Line, MirroredGlyphs | null>();
-
+/** A line's mirrored brackets (glyphs.ts), or null for a line without right-to-left text. */
 function lineMirrors(line: Line): MirroredGlyphs | null {
-  let m = mirrorsOf.get(line);
-  if (m === undefined) {
-    let rtl = false;
-    for (const r of line.runs) for (const p of r.pieces) if (p.level % 2 === 1) rtl = true;
-    m = rtl ? mirroredBrackets(line) : null;
-    mirrorsOf.set(line, m);
-  }
-  return m;
+  for (const r of line.runs) for (const p of r.pieces) if (p.level % 2 === 1) return mirroredBrackets(line);
+  return null;
 }
 
 function utf16(text: string): string {
