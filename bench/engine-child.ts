@@ -23,13 +23,15 @@
  * `--untagged` (Platen only) renders the template with `"tagged": false` (no structure tree or
  * marked content), to measure what tagging costs.
  *
- * Engine form (Platen): by default the engine's TypeScript sources, imported through tsx (what
- * `npm start` and the tests run). `--bundle` loads the shipped form instead: dist/engine/engine.cjs
- * with its V8 code cache (`npm run build:engine`; src/engine-bundle.ts), compiled by V8 from the
- * bundle's text with no module loader in between (the process still has tsx's loader thread, for
- * this script; the engine does not go through it). `--no-code-cache` loads the bundle without
- * its cache. `engineForm` and `codeCache` (accepted, absent, rejected, other-bundle) in the output
- * say which ran.
+ * How it runs: bench/engine.bench.ts runs this script bundled as plain JavaScript
+ * (bench/driver.ts: dist/bench/engine-child.mjs, Platen's engine sources bundled in), so no
+ * engine's process carries a TypeScript loader; run by hand through tsx, the process also holds
+ * tsx's loader thread (40-50 MB of RSS). Engine form (Platen): by default the engine's sources
+ * (bundled with this script, or imported through tsx). `--bundle` loads the shipped form instead:
+ * dist/engine/engine.cjs with its V8 code cache (`npm run build:engine`; src/engine-bundle.ts),
+ * compiled by V8 from the bundle's text with no module loader in between. `--no-code-cache`
+ * loads the bundle without its cache. `engineForm` and `codeCache` (accepted, absent, rejected,
+ * other-bundle) in the output say which ran.
  *
  * First render: by default the first render right after the engine's module is loaded (its
  * `firstRenderMs`). With `--warm-up` (Platen only), the engine's `warmUp()` runs after the load,
@@ -106,6 +108,8 @@ let warmUpMs: number | null = null;
 /** --bundle: whether the engine bundle's code cache was used (src/engine-bundle.ts's CacheUse). */
 let codeCache: string | null = null;
 const bundled = process.argv.includes('--bundle');
+/** Run as TypeScript through tsx (its loader thread in this process's RSS), not as bench/driver.ts's bundle. */
+const UNDER_TSX = /\.ts$/.test(process.argv[1] ?? '');
 if (bundled && engineName !== 'platen') throw new Error('--bundle: Platen only');
 if (warmUpFirst && engineName !== 'platen') throw new Error('--warm-up and --thread-ready: Platen only');
 if (engineName === 'platen') {
@@ -257,7 +261,7 @@ console.log(
     p50Ms: round(sorted[Math.floor(sorted.length / 2)]!),
     // On a loaded machine the wall time includes waiting for a core; the CPU time less so.
     cpuMsPerRender: round(cpuMs / times.length),
-    engineForm: engineName !== 'platen' ? null : bundled ? 'bundle' : 'sources (tsx)',
+    engineForm: engineName !== 'platen' ? null : bundled ? 'bundle' : UNDER_TSX ? 'sources (tsx)' : 'sources (bundled with this script: bench/driver.ts)',
     codeCache,
     loadMs: round(loadMs),
     warmedUp: warmUpFirst,

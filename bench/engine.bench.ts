@@ -18,6 +18,7 @@ import os from 'node:os';
 import { Bench } from 'tinybench';
 import { renderPdf, validateTemplate } from '../engine/index.ts';
 import type { Template } from '../engine/template/types.ts';
+import { buildEngineChild } from './driver.ts';
 import { variedInvoiceData } from './varied-invoice.ts';
 
 const quick = process.argv.includes('--quick');
@@ -74,9 +75,12 @@ type Child = {
   caches?: Record<string, { entries: number; size: number; budget: number; unit: string; hits: number; misses: number }>;
 };
 
-/** Runs bench/engine-child.ts in a fresh Node process and returns what it printed. */
+// Each engine's process runs plain JavaScript: no TypeScript loader thread in its RSS (driver.ts).
+const driver = await buildEngineChild();
+
+/** Runs bench/engine-child.ts (bundled: driver.ts) in a fresh Node process and returns what it printed. */
 function child(args: string[]): Child {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', new URL('bench/engine-child.ts', root).pathname, ...args], {
+  const out = execFileSync(process.execPath, [driver, ...args], {
     cwd: new URL('.', root).pathname,
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,

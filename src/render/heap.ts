@@ -9,12 +9,14 @@
 export const DEFAULT_RENDER_MEMORY_MB = 512;
 
 /**
- * Default V8 young generation of one render thread, MiB (PLATEN_RENDER_YOUNG_MB). 12 against 24
- * (bench/README.md, Memory): peak RSS of a process rendering the 25-page report 199 -> 178 MB and
- * the invoice 185-191 -> 170 MB, for 2-6 % fewer docs/s (V8 sizes semi-spaces in powers of two:
- * 15 or 18 behave as 24).
+ * Default V8 young generation of one render thread, MiB (PLATEN_RENDER_YOUNG_MB). 24 against 12
+ * (bench/README.md, Memory): 4-6 % more docs/s, and a tagged report's extra time over an untagged
+ * one about two thirds of what it is at 12 (its structure elements live through the render, and
+ * a smaller young generation promotes more of them), for 15-20 MB more peak RSS per render
+ * thread (a process rendering the 25-page report: 145 -> 160 MB). V8 sizes semi-spaces in powers
+ * of two: 15 or 18 behave as 24.
  */
-export const DEFAULT_RENDER_YOUNG_MB = 12;
+export const DEFAULT_RENDER_YOUNG_MB = 24;
 
 /**
  * Process-wide V8 flags for render threads, set once when pool.ts loads. V8 "pretenures"
