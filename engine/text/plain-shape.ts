@@ -8,7 +8,7 @@
  * punctuation only as Common, which may select other lookups). A word then costs a few table
  * reads instead of a HarfBuzz call.
  *
- * Which characters qualify is read from the font's GSUB and GPOS (fontkit's parse), over every
+ * Which characters qualify is read from the bytes of the font's GSUB, GPOS and GDEF, over every
  * lookup of every feature HarfBuzz may turn on by default (all features but a list of known
  * optional ones) in each script's default language system: a character is "plain" when its glyph can start no
  * substitution in a word of plain characters (single, multiple, alternate substitutions: never;
