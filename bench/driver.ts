@@ -9,9 +9,9 @@
  * as that file's URL in the repository, so the fonts, ICC profiles, wasm and hyphenation files
  * are found where they are. The output, dist/bench/engine-child.mjs, is made again on each call.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { repositoryUrls } from '../scripts/repository-urls.mjs';
 
 const root = new URL('../', import.meta.url);
 
@@ -27,17 +27,8 @@ export async function buildEngineChild(): Promise<string> {
     outfile,
     packages: 'external',
     logLevel: 'warning',
-    plugins: [
-      {
-        name: 'repository-urls',
-        setup(b) {
-          b.onLoad({ filter: /\.m?ts$/ }, (args) => ({
-            contents: readFileSync(args.path, 'utf8').replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
-            loader: 'ts',
-          }));
-        },
-      },
-    ],
+    // Absolute file URLs: the driver runs where it is built, beside the repository.
+    plugins: [repositoryUrls(fileURLToPath(root), (rel) => JSON.stringify(new URL(rel, root).href))],
   });
   return outfile;
 }

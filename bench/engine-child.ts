@@ -57,6 +57,7 @@ import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_RENDER_MEMORY_MB, DEFAULT_RENDER_YOUNG_MB, renderNodeFlags } from '../src/render/heap.ts';
+import { threadCpuMs } from './thread-cpu.ts';
 import { variedInvoiceData } from './varied-invoice.ts';
 import { variedReportData } from './varied-report.ts';
 
@@ -207,15 +208,6 @@ async function profiled<T>(file: string | undefined, work: () => Promise<T>): Pr
   writeFileSync(file, JSON.stringify(profile));
   session.disconnect();
   return result;
-}
-
-/** CPU time of this (the main) thread so far, in ms (Linux, /proc/thread-self/schedstat; else null). */
-function threadCpuMs(): number | null {
-  try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
-  } catch {
-    return null;
-  }
 }
 
 const threadBefore = threadCpuMs();

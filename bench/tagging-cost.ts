@@ -17,6 +17,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { threadCpuMs } from './thread-cpu.ts';
 import { DEFAULT_RENDER_MEMORY_MB, DEFAULT_RENDER_YOUNG_MB, RENDER_V8_FLAGS, renderResourceLimits } from '../src/render/heap.ts';
 
 type Side = 'tagged' | 'untagged';
@@ -24,15 +25,6 @@ interface Measured {
   wallMs: number;
   cpuMs: number;
   bytes: number;
-}
-
-/** CPU time of the calling thread so far, ms (Linux); NaN elsewhere. */
-function threadCpuMs(): number {
-  try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 if (!isMainThread) {
@@ -51,7 +43,9 @@ if (!isMainThread) {
     const cpu0 = threadCpuMs();
     const t0 = performance.now();
     const { pdf } = await renderPdf(template, vary(base, serial), { now });
-    const measured: Measured = { wallMs: performance.now() - t0, cpuMs: threadCpuMs() - cpu0, bytes: pdf.length };
+    const cpu1 = threadCpuMs();
+    // (No thread CPU time outside Linux: NaN, printed as such.)
+    const measured: Measured = { wallMs: performance.now() - t0, cpuMs: cpu0 === null || cpu1 === null ? Number.NaN : cpu1 - cpu0, bytes: pdf.length };
     parentPort!.postMessage(measured);
   });
 } else {

@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { inject } from 'postject';
 import { buildStudio } from './build-studio.mjs';
+import { repositoryUrls } from './repository-urls.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const dist = join(root, 'dist');
@@ -72,6 +73,7 @@ function inputs() {
     ...RUNTIME_PACKAGES.map((p) => `node_modules/${p}/package.json`),
     ...CANVAS_PACKAGES.map((p) => `${p}/package.json`),
     'scripts/build-binary.mjs',
+    'scripts/repository-urls.mjs',
     'package-lock.json',
     SQLITE_ADDON,
     ...HARFBUZZ_WASM,
@@ -97,24 +99,18 @@ mkdirSync(generated, { recursive: true });
  * dependencies too: pdfkit's ESM build makes a require() and its own ICC path from it, which
  * Platen never uses: no standard-14 fonts, its own PDF/A output intent).
  */
-const runtimePaths = {
-  name: 'platen-runtime-paths',
-  setup(b) {
-    b.onLoad({ filter: /\.(ts|mts|js|mjs|cjs)$/ }, (args) => {
-      const rel = relative(root, args.path).split(sep).join('/');
-      if (rel === 'node_modules/piscina/dist/index.js') {
-        // piscina starts each thread on its own worker.js beside index.js.
-        const text = readFileSync(args.path, 'utf8');
-        const from = "(0, node_path_1.resolve)(__dirname, 'worker.js')";
-        if (!text.includes(from)) throw new Error(`piscina changed: ${rel} no longer has ${from}`);
-        return { contents: text.replace(from, 'require("node:url").fileURLToPath(__platenUrl("node_modules/piscina/dist/worker.js"))'), loader: 'js' };
-      }
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
-      return { contents: text.replaceAll('import.meta.url', `__platenUrl(${JSON.stringify(rel)})`), loader: /\.m?ts$/.test(rel) ? 'ts' : 'js' };
-    });
+const runtimePaths = repositoryUrls(
+  root,
+  (rel) => `__platenUrl(${JSON.stringify(rel)})`,
+  (rel, path) => {
+    if (rel !== 'node_modules/piscina/dist/index.js') return undefined;
+    // piscina starts each thread on its own worker.js beside index.js.
+    const text = readFileSync(path, 'utf8');
+    const from = "(0, node_path_1.resolve)(__dirname, 'worker.js')";
+    if (!text.includes(from)) throw new Error(`piscina changed: ${rel} no longer has ${from}`);
+    return { contents: text.replace(from, 'require("node:url").fileURLToPath(__platenUrl("node_modules/piscina/dist/worker.js"))'), loader: 'js' };
   },
-};
+);
 
 const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', legalComments: 'none', plugins: [runtimePaths] };
 

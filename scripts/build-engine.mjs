@@ -24,10 +24,11 @@
  *                                              finds the repository by its path from there)
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { repositoryUrls } from './repository-urls.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const outAt = process.argv.indexOf('--out');
@@ -44,7 +45,7 @@ const walk = (dir) =>
 const cacheFiles = () => (existsSync(outDir) ? readdirSync(outDir).filter((f) => f.endsWith('.cache')).map((f) => join(outDir, f)) : []);
 if (process.argv.includes('--if-stale') && existsSync(bundle) && cacheFiles().length > 0) {
   const built = Math.min(statSync(bundle).mtimeMs, ...cacheFiles().map((f) => statSync(f).mtimeMs));
-  const inputs = [...walk('engine'), join(root, 'package-lock.json'), join(root, 'scripts/build-engine.mjs'), join(root, 'src/engine-bundle.ts'), process.execPath];
+  const inputs = [...walk('engine'), join(root, 'package-lock.json'), join(root, 'scripts/build-engine.mjs'), join(root, 'scripts/repository-urls.mjs'), join(root, 'src/engine-bundle.ts'), process.execPath];
   if (inputs.every((f) => statSync(f).mtimeMs <= built)) {
     console.log(`${relative(root, bundle)} and its code caches are up to date`);
     process.exit(0);
@@ -54,18 +55,8 @@ if (process.argv.includes('--if-stale') && existsSync(bundle) && cacheFiles().le
 const started = performance.now();
 mkdirSync(outDir, { recursive: true });
 
-/** esbuild plugin: `import.meta.url` of every bundled file -> that file's URL in the repository (found from the bundle's folder). */
-const repositoryPaths = {
-  name: 'platen-repository-paths',
-  setup(b) {
-    b.onLoad({ filter: /\.(ts|mts|js|mjs|cjs)$/ }, (args) => {
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
-      const rel = relative(root, args.path).split(sep).join('/');
-      return { contents: text.replaceAll('import.meta.url', `__platenUrl(${JSON.stringify(rel)})`), loader: /\.m?ts$/.test(rel) ? 'ts' : 'js' };
-    });
-  },
-};
+/** `import.meta.url` of every bundled file -> that file's URL in the repository, found from the bundle's folder. */
+const repositoryPaths = repositoryUrls(root, (rel) => `__platenUrl(${JSON.stringify(rel)})`);
 
 const partial = `${bundle}.partial`;
 await build({

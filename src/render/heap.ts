@@ -10,11 +10,11 @@ export const DEFAULT_RENDER_MEMORY_MB = 512;
 
 /**
  * Default V8 young generation of one render thread, MiB (PLATEN_RENDER_YOUNG_MB). 24 against 12
- * (bench/README.md, Memory): 4-6 % more docs/s, and a tagged report's extra time over an untagged
- * one about two thirds of what it is at 12 (its structure elements live through the render, and
- * a smaller young generation promotes more of them), for 15-20 MB more peak RSS per render
- * thread (a process rendering the 25-page report: 145 -> 160 MB). V8 sizes semi-spaces in powers
- * of two: 15 or 18 behave as 24.
+ * (bench/README.md, Latest results of 2026-11-28): a 25-page report in a worker thread about 170
+ * against 267 ms wall and 260 against 410 ms of CPU per render (its layout, alive until painted,
+ * outlives more scavenges at 12), for 15-20 MB more peak RSS per render thread (a process
+ * rendering the report: 145 -> 160 MB). V8 sizes semi-spaces in powers of two: 15 or 18 behave
+ * as 24.
  */
 export const DEFAULT_RENDER_YOUNG_MB = 24;
 
