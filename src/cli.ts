@@ -356,6 +356,11 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** node:util parseArgs' complaint about an unknown option or a missing value: a usage error, not a crash. */
+function isArgumentError(e: unknown): e is Error {
+  return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).code!.startsWith('ERR_PARSE_ARGS_');
+}
+
 /** An error as the command line prints it on stderr. */
 function reportError(e: unknown): void {
   if (e instanceof RenderError) {
@@ -363,6 +368,8 @@ function reportError(e: unknown): void {
     for (const issue of e.issues.slice(1, 20)) process.stderr.write(`  ${issue.path || '(root)'}: ${issue.message}\n`);
   } else if (e instanceof UsageError || e instanceof ConfigError) {
     process.stderr.write(`${e.message}\n`);
+  } else if (isArgumentError(e)) {
+    process.stderr.write(`${e.message.split('. ')[0]}; platen help lists the options\n`);
   } else {
     process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
   }

@@ -82,6 +82,8 @@ describe('teams, keys, credits', () => {
       [['keys', 'revoke', 'pk_zzzzzzzzzz', '--json'], /no active key/i],
       [['teams', 'create', '--credits', '5', '--json'], /usage/i],
       [['credits', 'add', '--team', teamId, '--amount', 'lots', '--json'], /--amount/],
+      [['render', '--help'], /^Unknown option '--help'; platen help lists the options\n$/],
+      [['render', 'template.json', '-o'], /^Option '-o, --output <value>' argument missing; platen help/],
     ];
     // The first two through npx as documented; the rest through node directly, to stay quick.
     const results = await Promise.all(cases.map(([args], i) => runCli(args, env, { launcher: i < 2 ? 'npx' : 'node' })));
