@@ -541,7 +541,7 @@ function fillHoles(rows: PCell[][], columns: number, parent: ComputedStyle, back
       if (taken[c]) continue;
       if (out === cells) out = cells.slice();
       empty ??= emptyText(parent, ctx);
-      const tag = tr ? tableCell(tr.children[0].type as 'TH' | 'TD', tr, tr.children[0].scope, undefined, undefined) : undefined;
+      const tag = tr ? tableCell(tr.children[0].type as 'TH' | 'TD', tr, tr.children[0].attrs.scope, undefined, undefined) : undefined;
       out.push({ col: c, colSpan: 1, rowSpan: 1, node: empty, background, padding, verticalAlign: 'baseline', tag });
     }
     if (out !== cells) {

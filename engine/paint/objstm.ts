@@ -62,17 +62,22 @@ export class AsciiWriter {
 
   /** Append a non-negative integer in decimal. */
   int(n: number): this {
+    if (n > 0x7fffffff) return this.ascii(String(n));
     this.room(16);
     const b = this.buf;
     if (n < 10) {
       b[this.len++] = 48 + n;
       return this;
     }
-    let digits = 0;
-    for (let m = n; m > 0; m = Math.floor(m / 10)) digits++;
+    // (Object numbers, offsets and MCIDs: a few digits, counted without dividing.)
+    const digits = n < 100 ? 2 : n < 1_000 ? 3 : n < 10_000 ? 4 : n < 100_000 ? 5 : n < 1_000_000 ? 6 : n < 10_000_000 ? 7 : n < 100_000_000 ? 8 : n < 1_000_000_000 ? 9 : 10;
     let at = this.len + digits;
     this.len = at;
-    for (let m = n; m > 0; m = Math.floor(m / 10)) b[--at] = 48 + (m % 10);
+    for (let m = n; m > 0; ) {
+      const q = (m / 10) | 0;
+      b[--at] = 48 + m - q * 10;
+      m = q;
+    }
     return this;
   }
 

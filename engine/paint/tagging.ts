@@ -26,7 +26,7 @@
  */
 import type PDFDocument from 'pdfkit';
 import type { DrawItem } from '../layout/nodes.ts';
-import { ARTIFACT, type ItemTag, type StructNode } from '../tags/struct.ts';
+import { ARTIFACT, type ItemTag, type StructAttrs, type StructNode } from '../tags/struct.ts';
 import { ObjectPacker, text, type AsciiWriter } from './objstm.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
@@ -71,6 +71,16 @@ export class Tagger {
   private marks: number[] = [];
   /** The current page's object number, 0 before its first MCID. */
   private page = 0;
+  /**
+   * Where each element's content went, by its object number: its first piece of marked content
+   * as a number pair, (page object number, MCID), or (-1 - i, 0) for the i-th Link element made
+   * inside it; `firstPage` 0: none yet. The pieces after the first, in painted order, as the
+   * same pairs, in `more`. (Kept here, not in the elements: a table cell has one piece, and
+   * thousands of cells are laid out before any is painted.)
+   */
+  private firstPage = new Int32Array(4096);
+  private firstMcid = new Int32Array(4096);
+  private readonly more = new Map<number, number[]>();
   /** Notes numbered so far (their IDs). */
   private notes = 0;
   /** The dictionary up to K of the last table cell written, and what it was made for (write). */
@@ -78,7 +88,7 @@ export class Tagger {
   private cellParent = 0;
   private cellPage = 0;
   private cellType = '';
-  private cellScope: StructNode['scope'] = undefined;
+  private cellScope: StructAttrs['scope'] = undefined;
   /** Elements go into compressed object streams where the file allows (objstm.ts). */
   private readonly packer: ObjectPacker | null;
   /** pdfkit's reference class, for objects written one by one and for `n 0 R` values. */
@@ -126,10 +136,7 @@ export class Tagger {
     }
     if (owner.obj === 0) owner.obj = this.alloc();
     const mcid = this.mark(owner.obj);
-    if (owner.firstPage === 0) {
-      owner.firstPage = this.page;
-      owner.firstMcid = mcid;
-    } else (owner.content ??= []).push(this.page, mcid);
+    this.addPiece(owner.obj, this.page, mcid);
     this.emit(bdc(owner.type, mcid, end !== ''));
     return null;
   }
@@ -173,9 +180,7 @@ export class Tagger {
       // A Link element goes into its parent's content where it was painted.
       const owner = this.open as StructNode;
       if (owner.obj === 0) owner.obj = this.alloc();
-      const at = -this.links.push(link);
-      if (owner.firstPage === 0) owner.firstPage = at;
-      else (owner.content ??= []).push(at, 0);
+      this.addPiece(owner.obj, -this.links.push(link), 0);
       this.link = null;
     }
     this.open = null;
@@ -217,6 +222,27 @@ export class Tagger {
     return this.d._offsets.push(null);
   }
 
+  /** A piece of element `obj`'s content: (page, MCID), or (-1 - i, 0) for its i-th Link. */
+  private addPiece(obj: number, page: number, mcid: number): void {
+    if (obj >= this.firstPage.length) {
+      const size = Math.max(obj + 1, this.firstPage.length * 2);
+      const pages = new Int32Array(size);
+      pages.set(this.firstPage);
+      this.firstPage = pages;
+      const mcids = new Int32Array(size);
+      mcids.set(this.firstMcid);
+      this.firstMcid = mcids;
+    }
+    if (this.firstPage[obj] === 0) {
+      this.firstPage[obj] = page;
+      this.firstMcid[obj] = mcid;
+      return;
+    }
+    const more = this.more.get(obj);
+    if (more === undefined) this.more.set(obj, [page, mcid]);
+    else more.push(page, mcid);
+  }
+
   /** `n 0 R` where pdfkit writes a value. */
   private ref(id: number): Ref {
     const r = Object.create(this.Reference.prototype) as { id: number; gen: number };
@@ -248,7 +274,7 @@ export class Tagger {
 
   /** Whether an element is written: it got content, is kept, or holds one that is. */
   private holds(node: StructNode): boolean {
-    if (node.keep || node.obj !== 0) return true;
+    if (node.obj !== 0 || node.attrs.keep) return true;
     const children = node.children;
     for (let i = 0; i < children.length; i++) if (this.holds(children[i])) return true;
     return false;
@@ -258,23 +284,26 @@ export class Tagger {
   private write(node: StructNode, parent: number): void {
     const packer = this.packer;
     if (!packer) return this.writeObject(node, parent);
-    const first = node.firstPage;
-    const content = node.content;
+    const obj = node.obj;
+    const first = obj < this.firstPage.length ? this.firstPage[obj] : 0;
+    const firstMcid = first === 0 ? 0 : this.firstMcid[obj];
+    const content = first === 0 ? null : this.more.get(obj) ?? null;
+    const attrs = node.attrs;
     // A leaf with one MCID and no attributes of its own (a table cell: thousands of them): its
     // dictionary up to K is the same for the cells of a row on a page, and is made once for them.
-    if (first > 0 && content === null && node.children.length === 0 && !node.alt && !node.lang && !node.rowSpan && !node.colSpan && node.type !== 'Note') {
-      if (parent !== this.cellParent || first !== this.cellPage || node.type !== this.cellType || node.scope !== this.cellScope) {
+    if (first > 0 && content === null && node.children.length === 0 && !attrs.alt && !attrs.lang && !attrs.rowSpan && !attrs.colSpan && node.type !== 'Note') {
+      if (parent !== this.cellParent || first !== this.cellPage || node.type !== this.cellType || attrs.scope !== this.cellScope) {
         this.cellParent = parent;
         this.cellPage = first;
         this.cellType = node.type;
-        this.cellScope = node.scope;
-        this.cellHead = `<</S/${node.type}/P ${parent} 0 R${node.scope ? `/A<</O/Table/Scope/${node.scope}>>` : ''}/Pg ${first} 0 R/K `;
+        this.cellScope = attrs.scope;
+        this.cellHead = `<</S/${node.type}/P ${parent} 0 R${attrs.scope ? `/A<</O/Table/Scope/${attrs.scope}>>` : ''}/Pg ${first} 0 R/K `;
       }
-      packer.begin(node.obj).ascii(this.cellHead).int(node.firstMcid).ascii('>>');
+      packer.begin(obj).ascii(this.cellHead).int(firstMcid).ascii('>>');
       packer.end();
       return;
     }
-    // Its pieces of content: the first, then the rest (see StructNode.content).
+    // Its pieces of content: the first, then the rest (see firstPage).
     let n = first === 0 ? 0 : 1;
     let pg = first > 0 ? first : 0;
     if (content !== null) {
@@ -283,17 +312,17 @@ export class Tagger {
     }
     const children = node.children;
     for (let i = 0; i < children.length; i++) if (children[i].obj !== 0) n++;
-    const w = packer.begin(node.obj).ascii('<</S/').ascii(node.type).ascii('/P ').ref(parent);
+    const w = packer.begin(obj).ascii('<</S/').ascii(node.type).ascii('/P ').ref(parent);
     // PDF/UA: every Note has an ID of its own.
     if (node.type === 'Note') w.ascii('/ID').ascii(text(`note-${++this.notes}`));
-    if (node.alt) w.ascii('/Alt').ascii(text(node.alt));
-    if (node.lang) w.ascii('/Lang').ascii(text(node.lang));
-    if (node.scope || node.rowSpan || node.colSpan) {
-      w.ascii(`/A<</O/Table${node.scope ? `/Scope/${node.scope}` : ''}${node.rowSpan ? `/RowSpan ${node.rowSpan}` : ''}${node.colSpan ? `/ColSpan ${node.colSpan}` : ''}>>`);
+    if (attrs.alt) w.ascii('/Alt').ascii(text(attrs.alt));
+    if (attrs.lang) w.ascii('/Lang').ascii(text(attrs.lang));
+    if (attrs.scope || attrs.rowSpan || attrs.colSpan) {
+      w.ascii(`/A<</O/Table${attrs.scope ? `/Scope/${attrs.scope}` : ''}${attrs.rowSpan ? `/RowSpan ${attrs.rowSpan}` : ''}${attrs.colSpan ? `/ColSpan ${attrs.colSpan}` : ''}>>`);
     }
     if (pg !== 0) w.ascii('/Pg ').ref(pg);
     w.ascii(n === 1 ? '/K ' : '/K[');
-    if (first !== 0) this.kid(w, first, node.firstMcid, pg);
+    if (first !== 0) this.kid(w, first, firstMcid, pg);
     if (content !== null) {
       for (let i = 0; i < content.length; i += 2) {
         w.ascii(' ');
@@ -311,8 +340,8 @@ export class Tagger {
     w.ascii(n === 1 ? '>>' : ']>>');
     packer.end();
     // Its Link elements, each an object of its own.
-    if (first < 0) this.writeLink(this.links[-first - 1], node.obj);
-    if (content !== null) for (let i = 0; i < content.length; i += 2) if (content[i] < 0) this.writeLink(this.links[-content[i] - 1], node.obj);
+    if (first < 0) this.writeLink(this.links[-first - 1], obj);
+    if (content !== null) for (let i = 0; i < content.length; i += 2) if (content[i] < 0) this.writeLink(this.links[-content[i] - 1], obj);
   }
 
   /** One piece of an element's K: its MCID (on page `pg`), a marked-content reference (another page), or a Link element. */
@@ -331,20 +360,23 @@ export class Tagger {
 
   /** An element as a pdfkit object written on its own (PDF 1.4, encrypted files: pdfkit encrypts its strings). */
   private writeObject(node: StructNode, parent: number): void {
+    const own = node.attrs;
     const data: Record<string, unknown> = { S: node.type, P: this.ref(parent) };
     if (node.type === 'Note') data.ID = new String(`note-${++this.notes}`);
-    if (node.alt) data.Alt = new String(node.alt);
-    if (node.lang) data.Lang = new String(node.lang);
-    if (node.scope || node.rowSpan || node.colSpan) {
+    if (own.alt) data.Alt = new String(own.alt);
+    if (own.lang) data.Lang = new String(own.lang);
+    if (own.scope || own.rowSpan || own.colSpan) {
       const attrs: Record<string, unknown> = { O: 'Table' };
-      if (node.scope) attrs.Scope = node.scope;
-      if (node.rowSpan) attrs.RowSpan = node.rowSpan;
-      if (node.colSpan) attrs.ColSpan = node.colSpan;
+      if (own.scope) attrs.Scope = own.scope;
+      if (own.rowSpan) attrs.RowSpan = own.rowSpan;
+      if (own.colSpan) attrs.ColSpan = own.colSpan;
       data.A = attrs;
     }
     const k: unknown[] = [];
     let pg = 0;
-    const content = node.firstPage === 0 ? [] : [node.firstPage, node.firstMcid, ...(node.content ?? [])];
+    const obj = node.obj;
+    const first = obj < this.firstPage.length ? this.firstPage[obj] : 0;
+    const content = first === 0 ? [] : [first, this.firstMcid[obj], ...(this.more.get(obj) ?? [])];
     for (let i = 0; i < content.length; i += 2) {
       const page = content[i];
       if (page < 0) {

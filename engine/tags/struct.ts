@@ -19,39 +19,56 @@ export type StructType =
   | 'TOC' | 'TOCI'
   | 'Figure' | 'Link' | 'Span';
 
-/** A structure element: type, attributes and children in reading order. */
+/** What an element says beyond its type; most elements have none (one shared empty object). */
+export interface StructAttrs {
+  /** Alternate description (Figure): the template's `alt`. */
+  readonly alt?: string;
+  /** Language of the element when it differs from its parent's (BCP 47). */
+  readonly lang?: string;
+  /** Table header cells: which cells they head. */
+  readonly scope?: 'Column' | 'Row' | 'Both';
+  readonly rowSpan?: number;
+  readonly colSpan?: number;
+  /** Kept even without content (table cells: the table's grid must stay whole). */
+  readonly keep?: boolean;
+  /** Template path of the node (headings: for the PDF/UA heading check). */
+  readonly path?: string;
+}
+
+/**
+ * A structure element: type, attributes and children in reading order.
+ * Five fields: a long table makes thousands, and all of them live until the PDF is written, so
+ * every byte of one is copied by each collection of the young generation while the document is
+ * laid out. What only the paint pass needs (where its content went) is kept by the paint pass.
+ */
 export interface StructNode {
   readonly type: StructType;
   readonly parent: StructNode | null;
   /** Child elements in template order (a leaf shares one frozen empty array until its first child). */
   children: StructNode[];
-  /** Alternate description (Figure): the template's `alt`. */
-  alt?: string;
-  /** Language of the element when it differs from its parent's (BCP 47). */
-  lang?: string;
-  /** Table header cells: which cells they head. */
-  scope?: 'Column' | 'Row' | 'Both';
-  rowSpan?: number;
-  colSpan?: number;
-  /** Kept even without content (table cells: the table's grid must stay whole). */
-  keep?: boolean;
-  /** Template path of the node (headings: for the PDF/UA heading check). */
-  path?: string;
+  /** Its attributes ({@link NO_ATTRS} when none; table cells share one object per kind). */
+  readonly attrs: StructAttrs;
   /** Paint pass (engine/paint/tagging.ts): the element's PDF object number, 0 until it has one. */
   obj: number;
-  /**
-   * Paint pass: its first piece of marked content, as a number pair: (page object number, MCID),
-   * or (-1 - i, 0) for the i-th Link element the tagger made inside it; `firstPage` 0: none yet.
-   * (Held in the element itself: a table cell has one piece, and 7,000 cells made 7,000 arrays.)
-   */
-  firstPage: number;
-  firstMcid: number;
-  /** Paint pass: the pieces after the first, in painted order, as the same pairs. Null: none. */
-  content: number[] | null;
 }
 
 /** The children of an element that has none yet: shared, replaced by an array of its own on the first child. */
 const NO_CHILDREN: StructNode[] = Object.freeze([]) as unknown as StructNode[];
+
+/**
+ * Attributes in one object shape (every field set, in one order), so that reading them is
+ * monomorphic whatever the element.
+ */
+function attrsOf(a: StructAttrs): StructAttrs {
+  return Object.freeze({ alt: a.alt, lang: a.lang, scope: a.scope, rowSpan: a.rowSpan, colSpan: a.colSpan, keep: a.keep, path: a.path });
+}
+
+/** The attributes of an element that has none. */
+export const NO_ATTRS: StructAttrs = attrsOf({});
+
+/** The attributes of table cells without spans, shared. */
+const CELL_ATTRS = attrsOf({ keep: true });
+const COLUMN_HEADER_ATTRS = attrsOf({ keep: true, scope: 'Column' });
 
 /** What a draw item belongs to: an element, or page furniture (header, footer, decoration). */
 export type ItemTag = StructNode | typeof ARTIFACT;
@@ -60,25 +77,22 @@ export type ItemTag = StructNode | typeof ARTIFACT;
 export const ARTIFACT = 'artifact' as const;
 
 /** A new element under `parent` (appended to its children), or a root when `parent` is null. */
-export function structNode(type: StructType, parent: StructNode | null, attrs?: Partial<Pick<StructNode, 'alt' | 'lang' | 'scope' | 'rowSpan' | 'colSpan' | 'keep' | 'path'>>): StructNode {
-  // Every field set, in one order: thousands of table cells share one object shape.
-  return element(type, parent, attrs?.alt, attrs?.lang, attrs?.scope, attrs?.rowSpan, attrs?.colSpan, attrs?.keep, attrs?.path);
+export function structNode(type: StructType, parent: StructNode | null, attrs?: StructAttrs): StructNode {
+  return element(type, parent, attrs === undefined ? NO_ATTRS : attrsOf(attrs));
 }
 
 /**
  * A table cell's element under its row (TH, TD; a hole's cell): kept (the grid stays whole), its
- * scope and spans (undefined: none). As {@link structNode}, without an attributes object per cell.
+ * scope and spans (undefined: none). Cells without spans share their attributes.
  */
-export function tableCell(type: 'TH' | 'TD', tr: StructNode, scope: StructNode['scope'], colSpan: number | undefined, rowSpan: number | undefined): StructNode {
-  return element(type, tr, undefined, undefined, scope, rowSpan, colSpan, true, undefined);
+export function tableCell(type: 'TH' | 'TD', tr: StructNode, scope: StructAttrs['scope'], colSpan: number | undefined, rowSpan: number | undefined): StructNode {
+  const attrs = colSpan !== undefined || rowSpan !== undefined ? attrsOf({ keep: true, scope, colSpan, rowSpan }) : scope === undefined ? CELL_ATTRS : scope === 'Column' ? COLUMN_HEADER_ATTRS : attrsOf({ keep: true, scope });
+  return element(type, tr, attrs);
 }
 
-function element(type: StructType, parent: StructNode | null, alt: string | undefined, lang: string | undefined, scope: StructNode['scope'], rowSpan: number | undefined, colSpan: number | undefined, keep: boolean | undefined, path: string | undefined): StructNode {
+function element(type: StructType, parent: StructNode | null, attrs: StructAttrs): StructNode {
   // Every field set, in one order: thousands of table cells share one object shape.
-  const node: StructNode = {
-    type, parent, children: NO_CHILDREN, alt, lang, scope, rowSpan, colSpan, keep, path,
-    obj: 0, firstPage: 0, firstMcid: 0, content: null,
-  };
+  const node: StructNode = { type, parent, children: NO_CHILDREN, attrs, obj: 0 };
   if (parent) {
     if (parent.children === NO_CHILDREN) parent.children = [node];
     else parent.children.push(node);
@@ -136,7 +150,7 @@ export function requireAlt(alt: string | undefined, what: string, path: string):
 
 /** The language an element inherits: its own or its nearest ancestor's, else the document's. */
 export function inheritedLang(node: StructNode | null, documentLang: string | undefined): string | undefined {
-  for (let n = node; n; n = n.parent) if (n.lang) return n.lang;
+  for (let n = node; n; n = n.parent) if (n.attrs.lang) return n.attrs.lang;
   return documentLang;
 }
 
@@ -159,7 +173,7 @@ export function headingOrderFault(root: StructNode): PdfUaFault | null {
     const level = HEADING_LEVEL[node.type];
     if (level !== undefined) {
       const message = headingFault(previous, level);
-      if (message) return { path: node.path ?? 'content', message };
+      if (message) return { path: node.attrs.path ?? 'content', message };
       previous = level;
     }
     for (const child of node.children) {
