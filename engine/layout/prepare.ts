@@ -8,7 +8,7 @@ import { RenderError, type Limits } from '../errors.ts';
 import type { WarningSink } from '../warnings.ts';
 import type { LayoutBudget, PageEstimate } from './budget.ts';
 import { BOUNDS } from '../template/bounds.ts';
-import { EMPTY_STRING_CELL } from '../template/bind.ts';
+import { EMPTY_STRING_CELL, TEMPLATE_PATH } from '../template/bind.ts';
 import { SectionGrid, type GridEntry } from '../template/table-grid.ts';
 import type { BoundInline, BoundNode, BoundTableSpec, ListMarker, StyleProps } from '../template/types.ts';
 import { hyphenatorFor } from '../text/hyphenate.ts';
@@ -60,6 +60,7 @@ export function prepareNodes(nodes: readonly BoundNode[], parent: ComputedStyle,
  * and LIMIT_EXCEEDED past maxGlyphs, maxBoxes or (as far as can be known before measuring) maxPages.
  */
 export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext, path: string): PNode {
+  path = templatePath(node, path);
   if (!ctx.tags) return prepareUntagged(node, parent, ctx, path);
   const tags = ctx.tags;
   const within = ctx.structParent ?? null;
@@ -101,7 +102,17 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
   return tag === undefined ? prepared : { ...prepared, tag };
 }
 
+/**
+ * The path errors and warnings name for `node`: its template path, which binding keeps on it
+ * (`each` and `if` move nodes in the bound list), else `path`, its place among the nodes prepared
+ * (nodes made by the engine itself, such as a table of contents' rows).
+ */
+function templatePath(node: BoundNode, path: string): string {
+  return (node as { [TEMPLATE_PATH]?: string })[TEMPLATE_PATH] ?? path;
+}
+
 function prepareUntagged(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext, path: string): PNode {
+  path = templatePath(node, path);
   // An absolute box takes no room, a fixed-height one its height: neither counts its lines in the page estimate.
   const own = mergeProps(node, ctx.styles);
   const flow = ctx.flow;

@@ -83,6 +83,14 @@ type Obj = Record<string, unknown>;
 
 const hasOwn = Object.hasOwn;
 
+/**
+ * The template path of a bound node (`content[1].content[0]`), kept on the node under this key:
+ * `each` and `if` move nodes in the bound list, and layout's errors and warnings name the node's
+ * place in the template, not its place in the expanded document. A symbol, so no pass that walks
+ * a node's keys sees it.
+ */
+export const TEMPLATE_PATH: unique symbol = Symbol('templatePath');
+
 function countNode(ctx: Ctx, path: string): void {
   if (++ctx.count > ctx.maxNodes) {
     throw new RenderError('LIMIT_EXCEEDED', `the bound document has more than ${ctx.maxNodes} nodes`, path);
@@ -224,7 +232,7 @@ function hasStyleProps(n: Obj, own: ReadonlySet<string>): boolean {
 
 function wrapper(n: Obj, own: ReadonlySet<string>, children: BoundNode[] | null, scope: Scope, ctx: Ctx, path: string): BoundNode {
   countNode(ctx, path);
-  const out: Obj = {};
+  const out: Obj = { [TEMPLATE_PATH]: path };
   if (children === null) out.text = '';
   else out.stack = children;
   for (const key of Object.keys(n)) if (!own.has(key)) copyStyleProp(out, key, n[key], scope, ctx, path);
@@ -309,7 +317,7 @@ function bindChildren(nodes: unknown, scope: Scope, ctx: Ctx, path: string, dept
 /** Binds a node that is not each/if. */
 function bindNode(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number): BoundNode {
   countNode(ctx, path);
-  const out: Obj = {};
+  const out: Obj = { [TEMPLATE_PATH]: path };
   for (const key of Object.keys(n)) {
     const v = n[key];
     switch (key) {
@@ -368,7 +376,7 @@ function bindListItems(v: unknown, scope: Scope, ctx: Ctx, path: string, depth: 
     const p = path + '[' + i + ']';
     if (typeof item === 'string') {
       countNode(ctx, p);
-      out.push({ text: bindTextIn(item, scope, ctx.locale, ctx.missing, p) });
+      out.push({ text: bindTextIn(item, scope, ctx.locale, ctx.missing, p), [TEMPLATE_PATH]: p } as BoundNode);
     } else {
       bindInto(item as Node, scope, ctx, p, depth, out);
     }
@@ -388,7 +396,7 @@ export const EMPTY_STRING_CELL: BoundNode = Object.freeze({ text: '' });
 function bindCell(cell: TableCell, scope: Scope, ctx: Ctx, path: string, depth: number): BoundNode {
   if (typeof cell === 'string') {
     countNode(ctx, path);
-    return cell === '' ? EMPTY_STRING_CELL : { text: bindTextIn(cell, scope, ctx.locale, ctx.missing, path) };
+    return cell === '' ? EMPTY_STRING_CELL : ({ text: bindTextIn(cell, scope, ctx.locale, ctx.missing, path), [TEMPLATE_PATH]: path } as BoundNode);
   }
   const n = cell as unknown as Obj;
   if (typeof n.lang === 'string' && ctx.locale !== resolveLocale(n.lang)) return inLanguage(n, ctx, () => bindCellLocal(n, scope, ctx, path, depth));

@@ -5,7 +5,7 @@
  * those with placeholders (`"{{logo_url}}"`) are read from the content, header, footer and
  * background bound with the data (bands with page 1 of 1).
  */
-import { bindNodes } from './bind.ts';
+import { bindNodes, TEMPLATE_PATH } from './bind.ts';
 import { hasPlaceholder } from './placeholders.ts';
 import type { Template } from './types.ts';
 
@@ -96,11 +96,15 @@ function withImagesOnly(value: unknown): unknown {
   return value;
 }
 
-/** Image sources of bound nodes (images are never inline, so only `image` keys of nodes). */
+/**
+ * Image sources of bound nodes (images are never inline, so only `image` keys of nodes), at the
+ * template path binding kept on each node, as a render reports it.
+ */
 function collectBound(value: unknown, path: string, found: Map<string, string>): void {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) collectBound(value[i], `${path}[${i}]`, found);
   } else if (value && typeof value === 'object') {
+    path = (value as { [TEMPLATE_PATH]?: string })[TEMPLATE_PATH] ?? path;
     for (const key of Object.keys(value)) {
       const v = (value as Record<string, unknown>)[key];
       if (key === 'image' && typeof v === 'string') {

@@ -41,3 +41,32 @@ test('async: the job fails with the engine code and message, refunded', async ()
   assert.match(job.error_message ?? '', /^content\[1\]\.image: image data is not a PNG, JPEG or SVG/);
   assert.equal(await balance(s, teamId), 3);
 });
+
+// An image after a loop and an `if`, and another inside the loop: the loop's items and the branch
+// taken shift where the nodes land in the laid-out document, not where they are in the template.
+const WIDE_SVG = `data:image/svg+xml;utf8,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="5000" height="10"><rect width="5000" height="10"/></svg>')}`;
+const AFTER_LOOP = {
+  content: [
+    { text: 'x' },
+    { each: 'items', as: 'item', content: [{ text: '{{item}}' }, { image: WIDE_SVG }] },
+    { if: 'never', then: [{ text: 'no' }] },
+    { image: '{{img}}' },
+  ],
+};
+
+test('a render error and a warning after or inside an each name the node\'s template path, not its place in the expanded document', async () => {
+  const { teamId, apiKey } = await s.team(3);
+  const template = await s.template(teamId, AFTER_LOOP);
+  const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: template, data: { items: [1, 2, 3], img: 'data:,' } });
+  const body = (await expectError(res, 500, 'INTERNAL_ERROR')) as unknown as { render_error: { code: string; message: string; path: string } };
+  assert.equal(body.render_error.code, 'IMAGE_INVALID');
+  assert.equal(body.render_error.path, 'content[3].image');
+  assert.match(body.render_error.message, /^content\[3\]\.image: /);
+  assert.equal(await balance(s, teamId), 3);
+
+  const ok = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: template, data: { items: [1, 2, 3], img: WIDE_SVG } });
+  assert.equal(ok.status, 200);
+  const { warnings } = (await ok.json()) as { warnings: { code: string; path: string }[] };
+  const clamped = warnings.filter((w) => w.code === 'IMAGE_CLAMPED').map((w) => w.path);
+  assert.deepEqual(clamped.sort(), ['content[1].content[1]', 'content[3]']);
+});

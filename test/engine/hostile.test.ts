@@ -234,9 +234,9 @@ test('page bomb: an each over 100,000 items of pageBreak fails on pages while pr
   const { error, growthMb } = await failingRender(() => renderPdf(definition, { items }, { now: NOW }));
   assert.equal(error.code, 'LIMIT_EXCEEDED');
   assert.match(error.message, /more than 1000 pages/);
-  // The estimate stopped at the 1001st page's node: nothing after it was prepared.
-  assert.match(error.path ?? '', /^content\[(\d+)\]$/);
-  assert.ok(Number(/\d+/.exec(error.path!)![0]) <= 2002, error.path);
+  // The estimate stopped at a node of the loop's content, named by its template path (the loop's
+  // 1001st page is somewhere in the expanded document, not in the template).
+  assert.match(error.path ?? '', /^content\[0\]\.content\[[01]\]$/);
   assert.ok(growthMb < 300, `RSS grew by ${growthMb.toFixed(0)} MB`);
 });
 

@@ -110,7 +110,7 @@ test('URL and asset sources: imageSources lists them with their paths (placehold
   assert.deepEqual(sources, [
     { src: 'asset:0123456789abcdef0123456789abcdef', path: 'header[0].image' },
     { src: 'https://cdn.example.com/logo.svg', path: 'content[1].image' },
-    { src: 'https://cdn.example.com/a.png', path: 'content[3].stack[0].image' },
+    { src: 'https://cdn.example.com/a.png', path: 'content[3].stack[0].content[0].image' },
   ]);
   const png = encodePng(4, 2, () => [0, 128, 0, 255]);
   const images = new Map<string, Uint8Array>([
@@ -150,7 +150,7 @@ test('imageSources gives the path a render reports for the same image, after eac
   };
   const data = { logo: 'https://x.example/y.png', flag: true, rows };
   const [use] = imageSources(def, data, { now: NOW });
-  assert.equal(use.path, 'content[3003].stack[1].image');
+  assert.equal(use.path, 'content[3].stack[1].image', 'the template path, not the place after each and if expand');
   const e = await renderPdf(def, data, { now: NOW }).catch((x) => x);
   assert.equal(e.code, 'IMAGE_INVALID');
   assert.equal(e.path, use.path);
