@@ -94,10 +94,23 @@ export interface ContentArea {
 /**
  * The content area, from the header's and footer's heights measured with stand-in page numbers
  * of four digits.
- * @throws RenderError TEMPLATE_INVALID (path `header`, or `footer`) when they leave less than
- *   {@link MIN_REGION} points for the content.
+ * @throws RenderError TEMPLATE_INVALID (path `page.margin`) when the page's margins leave less
+ *   than {@link MIN_REGION} points across or down, (path `header`, or `footer`) when the header
+ *   and footer leave less than that for the content.
  */
 export function contentArea(b: BandContext): ContentArea {
+  const { width, height: pageHeight, margin } = b.frame;
+  const across = width - margin.left - margin.right;
+  const down = pageHeight - margin.top - margin.bottom;
+  if (across < MIN_REGION || down < MIN_REGION) {
+    // (pageFrame keeps at least 1 pt each way, so nothing fails before this; the margins are at fault, not the bands.)
+    const [side, room, sides] = across < MIN_REGION ? ['width', across, `left and right margins (${Math.round(margin.left)} + ${Math.round(margin.right)} pt)`] : ['height', down, `top and bottom margins (${Math.round(margin.top)} + ${Math.round(margin.bottom)} pt)`];
+    throw new RenderError(
+      'TEMPLATE_INVALID',
+      `the ${sides} leave ${Math.round(Math.max(0, room))} pt of the page's ${side} of ${Math.round(side === 'width' ? width : pageHeight)} pt for the content; at least ${MIN_REGION} pt are needed: make the margins smaller or the page larger`,
+      'page.margin',
+    );
+  }
   const headerHeight = flowHeight(bandBoxes(b, 'header', MEASURE_PAGE));
   const footerHeight = flowHeight(bandBoxes(b, 'footer', MEASURE_PAGE));
   const height = b.frame.bodyHeight - headerHeight - footerHeight;

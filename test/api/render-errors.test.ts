@@ -70,3 +70,24 @@ test('a render error and a warning after or inside an each name the node\'s temp
   const clamped = warnings.filter((w) => w.code === 'IMAGE_CLAMPED').map((w) => w.path);
   assert.deepEqual(clamped.sort(), ['content[1].content[1]', 'content[3]']);
 });
+
+test('margins that leave no room for the content fail naming page.margin, refunded; none of it drawn outside them', async () => {
+  const { teamId, apiKey } = await s.team(3);
+  // A4 is 595 pt wide: 400 + 400 pt of margins left a content width of -205 pt, and the text was
+  // drawn from x = 400 over the right margin with no warning. On a 3 x 3 pt page the fault was
+  // blamed on a footer the template does not have.
+  for (const page of [{ size: 'A4', margin: [40, 400, 40, 400] }, { size: [3, 3], margin: 0 }, { size: 'A5', margin: [300, 40, 300, 40] }]) {
+    const template = await s.template(teamId, { page, content: [{ text: 'x' }] });
+    const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: template, data: {} });
+    const body = (await expectError(res, 500, 'INTERNAL_ERROR')) as unknown as { render_error: { code: string; message: string; path: string } };
+    assert.equal(body.render_error.code, 'TEMPLATE_INVALID', JSON.stringify(page));
+    assert.equal(body.render_error.path, 'page.margin', JSON.stringify(page));
+    assert.match(body.render_error.message, /margin/);
+  }
+  assert.equal(await balance(s, teamId), 3);
+  // A header that leaves too little room is still the header's fault.
+  const tall = await s.template(teamId, { page: { size: 'A5', margin: 40 }, header: [{ text: 'h', height: 510 }], content: [{ text: 'x' }] });
+  const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: tall, data: {} });
+  const body = (await expectError(res, 500, 'INTERNAL_ERROR')) as unknown as { render_error: { path: string } };
+  assert.equal(body.render_error.path, 'header');
+});
