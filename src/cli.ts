@@ -2,7 +2,7 @@
  * The `platen` command line (DESIGN §3); USAGE below lists every command and option.
  * With --json a command prints exactly one JSON object on stdout; errors go to stderr, exit 1.
  */
-import { mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, watch, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BUNDLED_FONT_DIR, FontLibrary, imageSources, PDF_VARIANTS, renderImage, renderPdf, RenderError, type ImageFormat, type PdfVariant } from '../engine/index.ts';
@@ -31,6 +31,16 @@ function readJson(path: string, what: string): unknown {
   }
 }
 
+/** Write the output file, its folder created. @throws UsageError naming the file and the system's error code */
+function writeOutput(path: string, bytes: Uint8Array): void {
+  try {
+    mkdirSync(dirname(resolve(path)), { recursive: true });
+    writeFileSync(path, bytes);
+  } catch (e) {
+    throw new UsageError(`cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
 interface RenderJob {
   templatePath: string;
   dataPath: string | undefined;
@@ -56,8 +66,7 @@ async function renderOnce(job: RenderJob): Promise<void> {
   if (job.image) {
     const picture = await renderImage(definition, data, { ...job.image, fonts: job.fonts, images });
     for (const w of picture.warnings) process.stderr.write(`warning: ${w.code} at ${w.path || '(root)'}: ${w.message}\n`);
-    mkdirSync(dirname(resolve(job.output)), { recursive: true });
-    writeFileSync(job.output, picture.image);
+    writeOutput(job.output, picture.image);
     const ms = Math.round(performance.now() - started);
     const summary = { output: job.output, pages: picture.pages, page: job.image.page, width: picture.width, height: picture.height, bytes: picture.image.length, ms };
     process.stdout.write(job.json ? `${JSON.stringify(summary)}\n` : `${job.output}: page ${job.image.page} of ${picture.pages}, ${picture.width} x ${picture.height} pixels, ${picture.image.length} bytes in ${ms} ms\n`);
@@ -65,8 +74,7 @@ async function renderOnce(job: RenderJob): Promise<void> {
   }
   const result = await renderPdf(definition, data, { pdfVariant: job.variant, fonts: job.fonts, pdfUa: job.pdfUa, images });
   for (const w of result.warnings) process.stderr.write(`warning: ${w.code} at ${w.path || "(root)"}: ${w.message}\n`);
-  mkdirSync(dirname(resolve(job.output)), { recursive: true });
-  writeFileSync(job.output, result.pdf);
+  writeOutput(job.output, result.pdf);
   const ms = Math.round(performance.now() - started);
   if (job.json) {
     process.stdout.write(`${JSON.stringify({ output: job.output, pages: result.pages, bytes: result.pdf.length, ms })}\n`);
@@ -170,6 +178,20 @@ async function render(args: string[]): Promise<void> {
     throw new UsageError(`--pdf-variant must be one of ${PDF_VARIANTS.join(', ')}`);
   }
   const fontDirs = values['font-dir'] ?? [];
+  for (const dir of fontDirs) {
+    try {
+      if (!statSync(dir).isDirectory()) throw new UsageError(`--font-dir ${dir} is not a folder`);
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      throw new UsageError(`--font-dir ${dir} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
+  for (const dir of fontDirs) {
+    // As PLATEN_FONT_DIRS is checked at start: a missing folder is the user's mistake, said in a line.
+    const stat = statSync(dir, { throwIfNoEntry: false });
+    if (!stat) throw new UsageError(`--font-dir: folder "${dir}" does not exist`);
+    if (!stat.isDirectory()) throw new UsageError(`--font-dir: "${dir}" is not a folder`);
+  }
   const fonts = fontDirs.length > 0 ? new FontLibrary([BUNDLED_FONT_DIR, ...fontDirs]) : undefined;
   if (values['pdf-ua'] && values['no-tags']) throw new UsageError('--pdf-ua needs a tagged PDF: leave out --no-tags');
   if (values['pdf-ua'] && variant === 'pdf/a-1b') throw new UsageError('--pdf-ua cannot be combined with --pdf-variant pdf/a-1b (PDF/A-1 is based on PDF 1.4); use pdf/a-2b or pdf/a-3b');

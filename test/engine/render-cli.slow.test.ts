@@ -87,3 +87,26 @@ test('a template that is not JSON exits 1 with a message', () => {
     t.done();
   }
 });
+
+test('an output that cannot be written and a --font-dir that does not exist exit 1 with a one-line message naming them, not a stack trace', () => {
+  const t = tmp();
+  try {
+    const template = join(t.dir, 't.json');
+    writeFileSync(template, JSON.stringify({ content: [{ text: 'x' }] }));
+    // The output is a folder (EISDIR), a full device (ENOSPC), a file where its folder should be (ENOTDIR).
+    writeFileSync(join(t.dir, 'file'), '');
+    for (const out of [t.dir, '/dev/full', join(t.dir, 'file', 'x.pdf'), join(t.dir, 'file', 'x.png')]) {
+      const r = cli(['render', template, '-o', out]);
+      assert.equal(r.status, 1, `${out}: exit ${r.status}`);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, `${out}: no stack trace: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`cannot write .*${out.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`), r.stderr);
+    }
+    const missing = join(t.dir, 'no-fonts-here');
+    const r = cli(['render', template, '-o', join(t.dir, 'x.pdf'), '--font-dir', missing]);
+    assert.equal(r.status, 1);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, `no stack trace: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`--font-dir .*${missing.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`), r.stderr);
+  } finally {
+    t.done();
+  }
+});
