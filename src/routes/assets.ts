@@ -4,6 +4,7 @@
  * storage in services/assets.ts.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Services } from '../app.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { assetJson, assetList, assetListQuery, assetParams, assetUpload } from '../schemas/assets.ts';
@@ -14,9 +15,27 @@ import { authErrors, errorResponse, json, newRouter } from './router.ts';
 /** Bytes an asset upload may have besides the file itself (multipart boundaries and part headers). */
 export const ASSET_UPLOAD_FRAMING_BYTES = 64 * 1024;
 
+/**
+ * Before the request validators: a body that is not multipart is 415 with this route's message
+ * (the validators' own 415 asks for JSON), and one that is multipart but cannot be read is 400
+ * naming `file` (theirs is a BAD_REQUEST without a field). The parsed form is cached for them.
+ */
+const multipartOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) {
+    throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'upload the image as multipart/form-data with the field "file"');
+  }
+  try {
+    await c.req.formData();
+  } catch {
+    throw validationError([{ path: 'file', message: 'the multipart body could not be read: send the image as multipart/form-data with the field "file"' }]);
+  }
+  await next();
+};
+
 const upload = createRoute({
   method: 'post',
   path: '/',
+  middleware: [multipartOnly] as const,
   summary: 'Upload an image asset',
   description:
     'A multipart/form-data body with the image in the field `file` (PNG, JPEG or SVG, sniffed from the bytes; at most PLATEN_ASSET_MAX_BYTES, 5 MiB by default). ' +

@@ -14,7 +14,8 @@ export const assetJson = z
 
 export const assetUpload = z
   .object({
-    file: z.any().openapi({ type: 'string', format: 'binary', description: 'the image: PNG, JPEG or SVG, at most PLATEN_ASSET_MAX_BYTES (5 MiB by default)' }),
+    // Checked by the route (a file field named "file"), so that a missing one is told as such.
+    file: z.any().optional().openapi({ type: 'string', format: 'binary', description: 'the image: PNG, JPEG or SVG, at most PLATEN_ASSET_MAX_BYTES (5 MiB by default)' }),
   })
   .openapi('AssetUpload');
 

@@ -72,3 +72,30 @@ test('an asset larger than PLATEN_MAX_BODY_BYTES but within PLATEN_ASSET_MAX_BYT
   const json = await s.api('POST', '/v1/templates', apiKey, { name: 'big', type: 'pdf', definition: { content: [{ text: 'x'.repeat(120_000) }] } });
   assert.equal(json.status, 413);
 });
+
+test('an upload that is not multipart, a multipart body that cannot be read and one without "file" say so, naming file', async () => {
+  const { apiKey } = await s.team(0);
+  // A JSON body was told 'the request body must be JSON: send the header content-type: application/json'.
+  for (const contentType of ['application/json', 'text/plain']) {
+    const res = await s.api('POST', '/v1/assets', apiKey, '{}', { 'content-type': contentType });
+    assert.equal(res.status, 415);
+    const body = (await res.json()) as { code: string; detail: string };
+    assert.equal(body.code, 'UNSUPPORTED_MEDIA_TYPE');
+    assert.match(body.detail, /multipart\/form-data/);
+    assert.doesNotMatch(body.detail, /application\/json/);
+  }
+  // 'Malformed FormData request. Failed to parse body as FormData.' as 400 BAD_REQUEST, no field.
+  const garbage = await s.api('POST', '/v1/assets', apiKey, 'garbage', { 'content-type': 'multipart/form-data; boundary=zzz' });
+  assert.equal(garbage.status, 400);
+  const g = (await garbage.json()) as { code: string; errors: { path: string; message: string }[] };
+  assert.equal(g.code, 'VALIDATION_ERROR');
+  assert.equal(g.errors[0].path, 'file');
+  // 'Invalid input: expected nonoptional, received undefined'.
+  const form = new FormData();
+  form.append('other', new Blob([new Uint8Array(encodePng(2, 2, () => [0, 0, 0, 255]))]), 'a.png');
+  const none = await s.fetch('/v1/assets', { method: 'POST', headers: { 'x-api-key': apiKey }, body: form });
+  assert.equal(none.status, 400);
+  const n = (await none.json()) as { errors: { path: string; message: string }[] };
+  assert.equal(n.errors[0].path, 'file');
+  assert.match(n.errors[0].message, /field named "file"/);
+});
