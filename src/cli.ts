@@ -186,12 +186,6 @@ async function render(args: string[]): Promise<void> {
       throw new UsageError(`--font-dir ${dir} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
   }
-  for (const dir of fontDirs) {
-    // As PLATEN_FONT_DIRS is checked at start: a missing folder is the user's mistake, said in a line.
-    const stat = statSync(dir, { throwIfNoEntry: false });
-    if (!stat) throw new UsageError(`--font-dir: folder "${dir}" does not exist`);
-    if (!stat.isDirectory()) throw new UsageError(`--font-dir: "${dir}" is not a folder`);
-  }
   const fonts = fontDirs.length > 0 ? new FontLibrary([BUNDLED_FONT_DIR, ...fontDirs]) : undefined;
   if (values['pdf-ua'] && values['no-tags']) throw new UsageError('--pdf-ua needs a tagged PDF: leave out --no-tags');
   if (values['pdf-ua'] && variant === 'pdf/a-1b') throw new UsageError('--pdf-ua cannot be combined with --pdf-variant pdf/a-1b (PDF/A-1 is based on PDF 1.4); use pdf/a-2b or pdf/a-3b');
