@@ -179,12 +179,13 @@ async function render(args: string[]): Promise<void> {
   }
   const fontDirs = values['font-dir'] ?? [];
   for (const dir of fontDirs) {
+    let folder: boolean;
     try {
-      if (!statSync(dir).isDirectory()) throw new UsageError(`--font-dir ${dir} is not a folder`);
+      folder = statSync(dir).isDirectory();
     } catch (e) {
-      if (e instanceof UsageError) throw e;
       throw new UsageError(`--font-dir ${dir} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
+    if (!folder) throw new UsageError(`--font-dir ${dir} is not a folder`);
   }
   const fonts = fontDirs.length > 0 ? new FontLibrary([BUNDLED_FONT_DIR, ...fontDirs]) : undefined;
   if (values['pdf-ua'] && values['no-tags']) throw new UsageError('--pdf-ua needs a tagged PDF: leave out --no-tags');

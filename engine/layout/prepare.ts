@@ -111,8 +111,8 @@ function templatePath(node: BoundNode, path: string): string {
   return (node as { [TEMPLATE_PATH]?: string })[TEMPLATE_PATH] ?? path;
 }
 
+/** As {@link prepareNode} without the structure tree; `path` is already the node's template path. */
 function prepareUntagged(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext, path: string): PNode {
-  path = templatePath(node, path);
   // An absolute box takes no room, a fixed-height one its height: neither counts its lines in the page estimate.
   const own = mergeProps(node, ctx.styles);
   const flow = ctx.flow;
@@ -469,7 +469,7 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
       // A cell holding just a paragraph: its text goes straight in the cell (no P of its own).
       const direct = tag !== undefined && 'text' in node && node.role === undefined && node.lang === undefined && headingOfStyles(node.style) === null;
       // The cell owns padding and background; its content is laid out bare.
-      let content = isEmptyCell(node) ? emptyText(cellStyle, ctx) : direct ? prepareUntagged(node, parent, ctx, `${path}[${r}][${i}]`) : prepareNode(node, parent, ctx, `${path}[${r}][${i}]`);
+      let content = isEmptyCell(node) ? emptyText(cellStyle, ctx) : direct ? prepareUntagged(node, parent, ctx, templatePath(node, `${path}[${r}][${i}]`)) : prepareNode(node, parent, ctx, `${path}[${r}][${i}]`);
       // (a new object, not a copy: thousands of cells)
       if (direct) (content as { tag?: ItemTag }).tag = tag;
       ctx.flow = flow;

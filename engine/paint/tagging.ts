@@ -243,6 +243,11 @@ export class Tagger {
     else more.push(page, mcid);
   }
 
+  /** The page (or Link, < 0) of element `obj`'s first piece of content; 0: it has none. */
+  private firstPageOf(obj: number): number {
+    return obj < this.firstPage.length ? this.firstPage[obj] : 0;
+  }
+
   /** `n 0 R` where pdfkit writes a value. */
   private ref(id: number): Ref {
     const r = Object.create(this.Reference.prototype) as { id: number; gen: number };
@@ -285,7 +290,7 @@ export class Tagger {
     const packer = this.packer;
     if (!packer) return this.writeObject(node, parent);
     const obj = node.obj;
-    const first = obj < this.firstPage.length ? this.firstPage[obj] : 0;
+    const first = this.firstPageOf(obj);
     const firstMcid = first === 0 ? 0 : this.firstMcid[obj];
     const content = first === 0 ? null : this.more.get(obj) ?? null;
     const attrs = node.attrs;
@@ -375,7 +380,7 @@ export class Tagger {
     const k: unknown[] = [];
     let pg = 0;
     const obj = node.obj;
-    const first = obj < this.firstPage.length ? this.firstPage[obj] : 0;
+    const first = this.firstPageOf(obj);
     const content = first === 0 ? [] : [first, this.firstMcid[obj], ...(this.more.get(obj) ?? [])];
     for (let i = 0; i < content.length; i += 2) {
       const page = content[i];
