@@ -9,7 +9,9 @@
  *   "" is dropped (inherits); one that binds to a non-colour is RenderError('DATA_INVALID').
  * - A missing value renders as ""; a number as String(n) unless a filter formats it; a boolean as
  *   "true"/"false"; `$now` as its ISO string unless `date` formats it; arrays and objects as "".
- *   Bound text is always a string. An empty `link` is dropped.
+ *   Bound text is always a string. An empty `link` is dropped. An `image` source placeholder
+ *   whose value is an object or array (or, as the whole source, a number or boolean) is
+ *   RenderError('DATA_INVALID') at its data path (data-faults.ts).
  * - `each` expands its `content` once per array item with the alias (`as`, default "item") and
  *   `$index` (0-based); a missing or null array yields nothing; any other non-array is
  *   RenderError('DATA_INVALID') with the value's place in the data (`data.items`) as its path and
@@ -48,7 +50,7 @@ import type {
   TableRowTemplate,
 } from './types.ts';
 import { evaluateCondition } from './conditions.ts';
-import { bindColorText, eachItems } from './data-faults.ts';
+import { bindColorText, bindImageSource, eachItems } from './data-faults.ts';
 import { DataScanBudget } from './data-scan.ts';
 import type { MissingReporter } from './missing.ts';
 import { resolveLocale } from './filters.ts';
@@ -328,6 +330,8 @@ function bindNode(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number): 
         bindLink(out, v, scope, ctx, path + '.link');
         break;
       case 'image':
+        out.image = typeof v === 'string' ? bindImageSource(v, scope, ctx.locale, path + '.image', ctx.missing) : v;
+        break;
       case 'qrcode':
       case 'barcode':
       case 'alt':
@@ -505,7 +509,7 @@ function bindTable(spec: Obj, scope: Scope, ctx: Ctx, path: string, depth: numbe
  * Binds template nodes to data (rules in the module comment; DESIGN §5). `nodes` must have passed
  * `parseTemplate`. Returns new bound nodes, each/if expanded, every string final.
  * Throws RenderError: 'DATA_INVALID' (each over a non-array, a colour placeholder that binds to a
- * non-colour), 'LIMIT_EXCEEDED' (more than `maxNodes` nodes), 'TEMPLATE_INVALID' (malformed
+ * non-colour, an image source placeholder that is not text), 'LIMIT_EXCEEDED' (more than `maxNodes` nodes), 'TEMPLATE_INVALID' (malformed
  * placeholders or paths, only possible for unvalidated input). DATA_INVALID's path is the
  * value's place in the data (`data.items`); the other errors' paths are template paths rooted at
  * `opts.path` (default "content").

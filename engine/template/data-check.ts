@@ -1,7 +1,8 @@
 /**
  * Checks data against a validated template without laying anything out (DESIGN §5): how deep the
  * data nests, every fault binding would meet (data-faults.ts: an `each` over something that is
- * not an array, a colour placeholder that binds to something that is not a colour) and, for a
+ * not an array, a colour placeholder that binds to something that is not a colour, an image
+ * source placeholder whose value is not text) and, for a
  * template with `"strict": true`, every data path its placeholders and `each` read that the data
  * does not have (missing.ts: what a render would report as DATA_MISSING warnings). The walk
  * follows binding's rules (bind.ts): `each` is expanded per item, `if` takes the branch its
@@ -16,7 +17,7 @@
 import { DEFAULT_LIMITS, RenderError, type ErrorDetail } from '../errors.ts';
 import { bindMetadata } from './bind.ts';
 import { evaluateCondition } from './conditions.ts';
-import { bindColorText, eachItems } from './data-faults.ts';
+import { bindColorText, bindImageSource, eachItems } from './data-faults.ts';
 import { DataScanBudget } from './data-scan.ts';
 import { missingPlace, type MissingReporter } from './missing.ts';
 import { createScope, enterLoop, type Scope } from './path.ts';
@@ -161,6 +162,16 @@ function checkColor(value: unknown, scope: Scope, w: Walk, path: string): void {
   }
 }
 
+/** An image source with placeholders: each must bind to text (and, strict, find its value). */
+function checkImage(value: unknown, scope: Scope, w: Walk, path: string): void {
+  if (typeof value !== 'string' || !hasPlaceholder(value)) return;
+  try {
+    bindImageSource(value, scope, w.locale, path, w.missing);
+  } catch (e) {
+    record(w, e);
+  }
+}
+
 /** Inline spans' colours, nested spans included. */
 function checkSpans(text: unknown, scope: Scope, w: Walk, path: string): void {
   if (!Array.isArray(text)) return;
@@ -218,8 +229,9 @@ function walkInto(n: Obj, scope: Scope, w: Walk, path: string, cell: boolean): n
   checkSpans(n.text, scope, w, `${path}.text`);
   if (w.missing) {
     checkText(n.text, scope, w, `${path}.text`);
-    for (const key of ['link', 'image', 'qrcode', 'barcode']) checkString(n[key], scope, w, `${path}.${key}`);
+    for (const key of ['link', 'qrcode', 'barcode']) checkString(n[key], scope, w, `${path}.${key}`);
   }
+  checkImage(n.image, scope, w, `${path}.image`);
   if (n.line !== null && typeof n.line === 'object') checkColor((n.line as Obj).color, scope, w, `${path}.line.color`);
   if (Array.isArray(n.stack)) walkList(n.stack, scope, w, `${path}.stack`);
   if (Array.isArray(n.columns)) n.columns.forEach((c, i) => walkList((c as Obj)?.content, scope, w, `${path}.columns[${i}].content`));

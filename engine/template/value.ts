@@ -47,22 +47,39 @@ export function countsAsMissing(p: Placeholder): boolean {
 }
 
 /**
+ * Told of each placeholder's value (filters applied) while a string is bound, before the value
+ * becomes text; `single` when the placeholder is the whole string. May throw to refuse the value
+ * (data-faults.ts: an image source that is an object).
+ */
+export type PlaceholderCheck = (value: unknown, placeholder: Placeholder, single: boolean) => void;
+
+/**
  * Binds a string to text: every placeholder replaced by its value's text (missing -> "", numbers
  * with String(n), booleans "true"/"false", `$now` as ISO string, arrays/objects -> ""). A string
  * without `{{`/`<<` is returned as is. Values the data does not have are told to `missing`, with
- * `templatePath`, when given. Throws RenderError('TEMPLATE_INVALID') on a syntax error
- * (validation refuses those first). DESIGN §5.
+ * `templatePath`, when given; each placeholder's value is handed to `check`, when given. Throws
+ * RenderError('TEMPLATE_INVALID') on a syntax error (validation refuses those first). DESIGN §5.
  */
-export function bindTextIn(s: string, scope: Scope, locale: string, missing?: MissingReporter | null, templatePath = ''): string {
+export function bindTextIn(s: string, scope: Scope, locale: string, missing?: MissingReporter | null, templatePath = '', check?: PlaceholderCheck): string {
   if (!hasPlaceholder(s)) return s;
   const parsed = parseString(s);
   if (parsed.literal !== null) return parsed.literal;
   const parts = parsed.parts;
-  if (parsed.single !== null) return toText(placeholderValue(parsed.single, scope, locale, missing, templatePath));
+  if (parsed.single !== null) {
+    const value = placeholderValue(parsed.single, scope, locale, missing, templatePath);
+    if (check !== undefined) check(value, parsed.single, true);
+    return toText(value);
+  }
   let out = '';
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i];
-    const piece = typeof part === 'string' ? part : toText(placeholderValue(part, scope, locale, missing, templatePath));
+    let piece: string;
+    if (typeof part === 'string') piece = part;
+    else {
+      const value = placeholderValue(part, scope, locale, missing, templatePath);
+      if (check !== undefined) check(value, part, false);
+      piece = toText(value);
+    }
     if (out.length + piece.length > MAX_BOUND_STRING) {
       throw new RenderError('LIMIT_EXCEEDED', `the placeholders here make a text longer than ${MAX_BOUND_STRING} characters`, templatePath === '' ? undefined : templatePath);
     }

@@ -37,6 +37,19 @@ for (const path of ['/v1/pdf/create', '/v1/pdf/create-async']) {
   });
 }
 
+test('an image source that is an object in the data is 400 naming data.<path> and the image, and no credit moves', async () => {
+  const { teamId, apiKey } = await s.team(1);
+  const id = await s.template(teamId, { content: [{ text: 'x' }, { image: '{{logo}}', width: 40 }] });
+  const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { logo: { url: 'https://cdn.example.com/logo.png' } } });
+  assert.equal(res.status, 400);
+  const body = (await res.json()) as { code: string; errors: { path: string; message: string }[] };
+  assert.equal(body.code, 'VALIDATION_ERROR');
+  assert.deepEqual(body.errors.map((e) => e.path), ['data.logo']);
+  assert.match(body.errors[0].message, /image source at content\[1\]\.image .*got an object/);
+  const account = (await (await s.api('GET', '/v1/account', apiKey)).json()) as { credits: number };
+  assert.equal(account.credits, 1);
+});
+
 test('data nested deeper than the limit is 400 naming data, before any credit moves', async () => {
   const { teamId, apiKey } = await s.team(1);
   const id = await s.template(teamId, { content: [{ text: '{{a}}' }] });

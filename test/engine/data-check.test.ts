@@ -8,6 +8,8 @@ import fc from 'fast-check';
 import { checkData, DEFAULT_LIMITS, RenderError, renderPdf } from '../../engine/index.ts';
 import { bindNodes } from '../../engine/template/bind.ts';
 import { parseTemplate } from '../../engine/template/schema.ts';
+import { alphaPngDataUri } from '../helpers/images.ts';
+import { readPdf } from '../helpers/pdf.ts';
 import { NOW, renderError } from '../helpers/render.ts';
 
 function nest(depth: number): unknown {
@@ -79,6 +81,41 @@ test('a colour placeholder that binds to something else than a colour is a fault
   );
   assert.match(faults[0].message, /the colour "not-a-colour" from the data \(at content\[0\]\.color\) is not #rgb/);
   assert.deepEqual(checkData(definition, { brand: 'red', items: [], stripe: '#eee' }), []);
+});
+
+test('an image source placeholder whose value is not text is a fault at its data path naming the image, and the render fails with it', async () => {
+  const definition = {
+    content: [
+      { text: 'Photos' },
+      { image: '{{logo}}', width: 40 },
+      { each: 'people', as: 'p', content: [{ image: '{{p.photo}}', width: 20 }] },
+      { table: { rows: [[{ image: 'https://cdn.example.com/{{parts}}.png' }]] } },
+    ],
+  };
+  const png = alphaPngDataUri(4, 4);
+  const fine = { logo: png, people: [{ photo: png }, { photo: null }, {}], parts: 'a' };
+  assert.deepEqual(checkData(definition, fine), []);
+  for (const [logo, got] of [[{ src: png }, /got an object$/], [[png], /got an array of 1 item$/], [7, /got the number 7$/], [true, /got true$/]] as const) {
+    const faults = checkData(definition, { ...fine, logo });
+    assert.deepEqual(faults.map((f) => f.path), ['data.logo'], JSON.stringify(faults));
+    assert.match(faults[0].message, /^the image source at content\[1\]\.image \("\{\{logo\}\}"\) needs text/);
+    assert.match(faults[0].message, got);
+    const e = await renderError(definition, { ...fine, logo });
+    assert.equal(e.code, 'DATA_INVALID');
+    assert.equal(e.path, 'data.logo');
+    assert.match(e.message, /content\[1\]\.image/);
+  }
+  // Inside a loop: the item's place in the data, the template path as written.
+  const faults = checkData(definition, { ...fine, people: [{ photo: png }, { photo: { url: 'x' } }] });
+  assert.deepEqual(faults.map((f) => f.path), ['data.people[1].photo']);
+  assert.match(faults[0].message, /at content\[2\]\.content\[0\]\.image \("\{\{p\.photo\}\}"\)/);
+  // Part of a longer source: an object or array is refused, a number is text.
+  assert.deepEqual(checkData(definition, { ...fine, parts: { a: 1 } }).map((f) => f.path), ['data.parts']);
+  assert.deepEqual(checkData(definition, { ...fine, parts: 12 }), []);
+  // The fine data renders, without warnings (the missing photo is DATA_MISSING only).
+  const r = await renderPdf({ content: definition.content.slice(0, 3) }, fine, { now: NOW });
+  assert.deepEqual(r.warnings.map((w) => [w.code, w.path]), [['DATA_MISSING', 'content[2].content[0].image']]);
+  assert.ok((await readPdf(r.pdf)).pages[0].text.includes('Photos'));
 });
 
 test('data nested deeper than maxDataDepth is one fault at "data"; exactly the limit is fine', () => {
