@@ -12,6 +12,7 @@
  */
 import type { BoundInline, BoundNode, StyleProps } from '../template/types.ts';
 import type { DrawItem } from './nodes.ts';
+import { keepRowSource } from '../template/bind.ts';
 
 /** A heading of the content. */
 export interface Heading {
@@ -136,7 +137,8 @@ export function expandToc(nodes: readonly BoundNode[], headings: readonly Headin
     if ('list' in node) return { ...node, list: map(node.list) };
     if ('table' in node) {
       const t = node.table;
-      return { ...node, table: { ...t, header: t.header?.map(map), rows: t.rows.map(map), footer: t.footer?.map(map) } };
+      const rows = (list: readonly BoundNode[][]) => list.map((row) => keepRowSource(row, map(row)));
+      return { ...node, table: { ...t, header: t.header && rows(t.header), rows: rows(t.rows), footer: t.footer && rows(t.footer) } };
     }
     return node;
   };

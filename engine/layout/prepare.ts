@@ -8,7 +8,8 @@ import { RenderError, type Limits } from '../errors.ts';
 import type { WarningSink } from '../warnings.ts';
 import type { LayoutBudget, PageEstimate } from './budget.ts';
 import { BOUNDS } from '../template/bounds.ts';
-import { EMPTY_STRING_CELL, TEMPLATE_PATH } from '../template/bind.ts';
+import { EMPTY_STRING_CELL, ROW_ITEM, TEMPLATE_PATH, type KeptRow } from '../template/bind.ts';
+import { dataPathText } from '../template/data-faults.ts';
 import { SectionGrid, type GridEntry } from '../template/table-grid.ts';
 import type { BoundInline, BoundNode, BoundTableSpec, ListMarker, StyleProps } from '../template/types.ts';
 import { hyphenatorFor } from '../text/hyphenate.ts';
@@ -427,7 +428,8 @@ function isEmptyCell(node: BoundNode): boolean {
  * spanning from above) and prepare them.
  * `sectionBackground`: headerStyle/footerStyle's background, for cells without their own.
  * `rowTag`: when tagged, the element of row `r` (a TR, or a toc line's TOCI), asked once per row in order.
- * @throws RenderError TEMPLATE_INVALID (the cell's path) for a row that does not fit the declared
+ * @throws RenderError TEMPLATE_INVALID (the cell's template path, `rows[1].row[2]` in an each, the
+ *   message naming the data item the row was made from) for a row that does not fit the declared
  *   columns (validation finds this for literal rows; rows from each only show it here).
  */
 function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedStyle, sectionBackground: RGB | null, padding: Sides, ctx: PrepareContext, path: string, rowTag: ((r: number) => StructNode) | null, head: boolean): PCell[][] {
@@ -435,22 +437,24 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
   const table = ctx.structParent;
   return rows.map((row, r) => {
     const tr = rowTag && rowTag(r);
+    // The row as written in the template (`rows[1].row` for a row of an each), else its place.
+    const rowPath = (row as KeptRow)[TEMPLATE_PATH] ?? `${path}[${r}]`;
     const props = row.map((node) => mergeProps(node, ctx.styles));
     const entries = row.map((node, i) => gridEntry(node, props[i]));
     let width = 0;
     for (const e of entries) {
       width += e.colSpan;
       // Row spans from rows made by each can push cells right: the grid stays within bounds.
-      if (width > BOUNDS.span) throw new RenderError('LIMIT_EXCEEDED', `the table is wider than ${BOUNDS.span} columns`, `${path}[${r}]`);
+      if (width > BOUNDS.span) throw new RenderError('LIMIT_EXCEEDED', `the table is wider than ${BOUNDS.span} columns${madeFrom(row)}`, rowPath);
     }
     const { placement, fault, rowSpans } = grid.row(entries, rows.length - r, true);
     if (fault) {
       const key = fault.key && row[fault.entry] && (row[fault.entry] as StyleProps)[fault.key] !== undefined ? `.${fault.key}` : '';
-      throw new RenderError('TEMPLATE_INVALID', fault.message, `${path}[${r}][${fault.entry}]${key}`);
+      throw new RenderError('TEMPLATE_INVALID', fault.message + madeFrom(row), `${rowPath}[${fault.entry}]${key}`);
     }
     if (placement.end > BOUNDS.span) {
       const i = entries.findIndex((e, k) => placement.cols[k] + e.colSpan > BOUNDS.span);
-      throw new RenderError('LIMIT_EXCEEDED', `the table is wider than ${BOUNDS.span} columns`, `${path}[${r}][${i}]`);
+      throw new RenderError('LIMIT_EXCEEDED', `the table is wider than ${BOUNDS.span} columns${madeFrom(row)}`, `${rowPath}[${i}]`);
     }
     const cells: PCell[] = [];
     const forks: PageEstimate[] = [];
@@ -469,7 +473,7 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
       // A cell holding just a paragraph: its text goes straight in the cell (no P of its own).
       const direct = tag !== undefined && 'text' in node && node.role === undefined && node.lang === undefined && headingOfStyles(node.style) === null;
       // The cell owns padding and background; its content is laid out bare.
-      let content = isEmptyCell(node) ? emptyText(cellStyle, ctx) : direct ? prepareUntagged(node, parent, ctx, templatePath(node, `${path}[${r}][${i}]`)) : prepareNode(node, parent, ctx, `${path}[${r}][${i}]`);
+      let content = isEmptyCell(node) ? emptyText(cellStyle, ctx) : direct ? prepareUntagged(node, parent, ctx, templatePath(node, `${rowPath}[${i}]`)) : prepareNode(node, parent, ctx, `${rowPath}[${i}]`);
       // (a new object, not a copy: thousands of cells)
       if (direct) (content as { tag?: ItemTag }).tag = tag;
       ctx.flow = flow;
@@ -492,6 +496,16 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
     flow?.join(forks);
     return cells;
   });
+}
+
+/**
+ * For the message of a fault of a row made by `each`: the data item it was made from
+ * (`; the row is made from data.items[7]`); '' for other rows.
+ */
+function madeFrom(row: readonly BoundNode[]): string {
+  const item = (row as KeptRow)[ROW_ITEM];
+  if (item === undefined) return '';
+  return item.array === null ? `; the row is made from item ${item.index} of its each` : `; the row is made from ${dataPathText([...item.array, item.index])}`;
 }
 
 /**

@@ -20,7 +20,8 @@
  *   what they produce in one `{stack: [...]}` with those properties; without style properties
  *   their output is spliced into the surrounding list.
  * - Table rows: literal rows, `{each, as, row}` and `{if, then, else}` row templates expand to
- *   bound rows; a string cell becomes `{text}`; a cell that is an `each`/`if` node becomes the one
+ *   bound rows (each keeping its template path, and a row from `each` its item: ROW_ITEM); a
+ *   string cell becomes `{text}`; a cell that is an `each`/`if` node becomes the one
  *   node it produces, else a stack of them (an empty `{text: ""}` when it produces nothing). List
  *   items that are strings become `{text}`.
  * - `$page`/`$pages` come from opts.page (header, footer, background); elsewhere they render "".
@@ -55,7 +56,7 @@ import { DataScanBudget } from './data-scan.ts';
 import type { MissingReporter } from './missing.ts';
 import { resolveLocale } from './filters.ts';
 import { createScope, enterLoop, type Scope } from './path.ts';
-import { hasPlaceholder, isDangerousKey } from './placeholders.ts';
+import { hasPlaceholder, isDangerousKey, type PathSegment } from './placeholders.ts';
 import { bindTextIn, bindValueIn } from './value.ts';
 
 /** Options of {@link bindNodes}. */
@@ -92,6 +93,32 @@ const hasOwn = Object.hasOwn;
  * a node's keys sees it.
  */
 export const TEMPLATE_PATH: unique symbol = Symbol('templatePath');
+
+/**
+ * Where a bound table row made by `each` came from in the data: the array (null when it is not in
+ * the data) and the item's index. Kept on the row under this symbol, beside the row's template
+ * path (TEMPLATE_PATH: `content[0].table.rows[1].row`), so that layout's faults of a row name the
+ * row as written and the item it was made from.
+ */
+export const ROW_ITEM: unique symbol = Symbol('rowItem');
+
+/** See {@link ROW_ITEM}. */
+export interface RowItem {
+  readonly array: readonly PathSegment[] | null;
+  readonly index: number;
+}
+
+/** A bound table row with what binding keeps on it (see {@link ROW_ITEM}). */
+export type KeptRow = readonly BoundNode[] & { readonly [TEMPLATE_PATH]?: string; readonly [ROW_ITEM]?: RowItem };
+
+/** `row` as a new array made from `from`, keeping its template path and data item (expandToc). */
+export function keepRowSource(from: readonly BoundNode[], row: BoundNode[]): BoundNode[] {
+  const f = from as KeptRow;
+  const out = row as BoundNode[] & { [TEMPLATE_PATH]?: string; [ROW_ITEM]?: RowItem };
+  if (f[TEMPLATE_PATH] !== undefined) out[TEMPLATE_PATH] = f[TEMPLATE_PATH];
+  if (f[ROW_ITEM] !== undefined) out[ROW_ITEM] = f[ROW_ITEM];
+  return out;
+}
 
 function countNode(ctx: Ctx, path: string): void {
   if (++ctx.count > ctx.maxNodes) {
@@ -422,9 +449,12 @@ function bindCellLocal(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: numb
   return wrapper(n, own, produced.length === 0 ? null : produced, scope, ctx, path);
 }
 
-function bindRow(row: TableRow, scope: Scope, ctx: Ctx, path: string, depth: number): BoundNode[] {
-  const out: BoundNode[] = new Array(row.length);
+/** Binds a row's cells; the bound row keeps its template path (TEMPLATE_PATH), and `item` when given. */
+function bindRow(row: TableRow, scope: Scope, ctx: Ctx, path: string, depth: number, item?: RowItem): BoundNode[] {
+  const out = new Array(row.length) as BoundNode[] & { [TEMPLATE_PATH]?: string; [ROW_ITEM]?: RowItem };
   for (let j = 0; j < row.length; j++) out[j] = bindCell(row[j], scope, ctx, path + '[' + j + ']', depth);
+  out[TEMPLATE_PATH] = path;
+  if (item !== undefined) out[ROW_ITEM] = item;
   return out;
 }
 
@@ -459,7 +489,7 @@ function bindRowTemplates(
       const alias = aliasOf(n);
       const row = n.row as TableRow;
       const rowPath = p + '.row';
-      for (let k = 0; k < items.length; k++) out.push(bindRow(row, enterLoop(scope, alias, items[k], k, arrayPath), ctx, rowPath, depth));
+      for (let k = 0; k < items.length; k++) out.push(bindRow(row, enterLoop(scope, alias, items[k], k, arrayPath), ctx, rowPath, depth, { array: arrayPath, index: k }));
     } else if (hasOwn(n, 'if')) {
       const yes = evaluateCondition(n.if as Condition, scope, ctx.locale, p + '.if');
       const branch = (yes ? n.then : n.else) as TableRowTemplate[] | undefined;

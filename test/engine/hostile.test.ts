@@ -67,8 +67,9 @@ test('rows from each whose row spans push cells past 1000 columns fail with LIMI
   assert.ok(validateTemplate(definition).ok);
   const e = await renderError(definition, { items: [1, 2, 3] });
   assert.equal(e.code, 'LIMIT_EXCEEDED');
-  assert.match(e.message, /wider than 1000 columns/);
-  assert.match(e.path ?? '', /^content\[0\]\.table\.rows\[1\]\[0\]$/);
+  assert.match(e.message, /wider than 1000 columns; the row is made from data\.items\[1\]$/);
+  // The row's cell as written in the template (the second item's row, rows[1] once expanded).
+  assert.equal(e.path, 'content[0].table.rows[0].row[0]');
 });
 
 test('absurd numbers are refused at validation, each with its path (1e308, 0, negatives)', () => {

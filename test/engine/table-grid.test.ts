@@ -96,7 +96,32 @@ test('a row that does not fit the declared columns is TEMPLATE_INVALID with the 
   assert.ok(validateTemplate(each).ok);
   const e = await renderError(each, { items: [1] });
   assert.equal(e.code, 'TEMPLATE_INVALID');
-  assert.equal(e.path, 'content[0].table.rows[1][1]');
+  assert.equal(e.path, 'content[0].table.rows[1].row[1]');
+});
+
+test('a row from each that does not fit names the row as written (rows[1].row[1]) and its data item, not its place after expansion', async () => {
+  // Six rows from `pre` come first: the faulty row is the table's 8th (rows[7] once expanded).
+  const rows = [{ each: 'pre', row: ['p', 'q'] }, { each: 'items', as: 'it', row: [{ text: '{{it}}', rowSpan: 2 }, 'x'] }];
+  const data = { pre: [1, 2, 3, 4, 5, 6], items: ['a', 'b'] };
+  for (const content of [
+    [{ text: 'x' }, { table: { columns: ['*', '*'], rows } }],
+    // With a toc the bound rows are copied (expandToc): the same paths.
+    [{ toc: {} }, { table: { columns: ['*', '*'], rows } }, { text: 'Heading', role: 'h1' }],
+  ]) {
+    const def = { content };
+    assert.ok(validateTemplate(def).ok);
+    const e = await renderError(def, data);
+    assert.equal(e.code, 'TEMPLATE_INVALID');
+    assert.equal(e.path, 'content[1].table.rows[1].row[1]');
+    assert.match(e.message, /column 3, past the table's 2 columns .*; the row is made from data\.items\[1\]$/);
+  }
+  // Past the 1,000 columns a table may have: LIMIT_EXCEEDED, named the same way.
+  const wide = { content: [{ table: { rows: [{ each: 'pre', row: ['p', 'q'] }, { each: 'items', row: [{ text: '{{item}}', rowSpan: 2, colSpan: 999 }, 'x'] }] } }] };
+  assert.ok(validateTemplate(wide).ok);
+  const limit = await renderError(wide, data);
+  assert.equal(limit.code, 'LIMIT_EXCEEDED');
+  assert.equal(limit.path, 'content[0].table.rows[1].row[0]');
+  assert.match(limit.message, /wider than 1000 columns; the row is made from data\.items\[1\]$/);
 });
 
 test('a short row gets empty cells to the last column: borders and stripes cover the whole grid', () => {
