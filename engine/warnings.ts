@@ -20,11 +20,13 @@ export type RenderWarningCode =
   | 'CONTENT_CLIPPED'
   /** `fit: "shrink"` text that does not fit its box even at its minFontSize. */
   | 'SHRINK_FAILED'
+  /** A line of text wider than its box (a character wider than the room: nothing left to break) or taller than a page: drawn past the edge. */
+  | 'CONTENT_OVERFLOW'
   /** An internal link ("#id") to an id that no node of the document has: drawn without the link. */
   | 'LINK_UNRESOLVED';
 
 /** Every {@link RenderWarningCode}, for documentation checks (the compiler checks the list is whole). */
-export const RENDER_WARNING_CODES = ['DATA_MISSING', 'GLYPH_MISSING', 'IMAGE_CLAMPED', 'WIDTH_CLAMPED', 'BOX_CLAMPED', 'CONTENT_CLIPPED', 'SHRINK_FAILED', 'LINK_UNRESOLVED'] as const satisfies readonly RenderWarningCode[];
+export const RENDER_WARNING_CODES = ['DATA_MISSING', 'GLYPH_MISSING', 'IMAGE_CLAMPED', 'WIDTH_CLAMPED', 'BOX_CLAMPED', 'CONTENT_CLIPPED', 'SHRINK_FAILED', 'CONTENT_OVERFLOW', 'LINK_UNRESOLVED'] as const satisfies readonly RenderWarningCode[];
 const everyWarningCodeListed: [Exclude<RenderWarningCode, (typeof RENDER_WARNING_CODES)[number]>] extends [never] ? true : never = true;
 void everyWarningCodeListed;
 
@@ -52,6 +54,7 @@ interface Entry {
 export class WarningSink {
   private readonly byKey = new Map<string, Entry>();
   private dropped = 0;
+  private readonly seen = new Set<string>();
 
   /**
    * Record a warning. Warnings with the same `key` (default: code, path and message) are one:
@@ -69,6 +72,16 @@ export class WarningSink {
       return;
     }
     this.byKey.set(k, { code, message, path, more: 0, unit });
+  }
+
+  /**
+   * True the first time `key` is asked about, false after: for a fault found again at the same
+   * place when that place is measured again (a header on every page), which is not news.
+   */
+  firstTime(key: string): boolean {
+    if (this.seen.has(key)) return false;
+    this.seen.add(key);
+    return true;
   }
 
   /** Whether `key` was recorded already (to skip building a message again). */

@@ -142,6 +142,7 @@ function measureBox(node: PNode, width: number, ctx: MeasureContext, maxHeight: 
   switch (node.kind) {
     case 'text': {
       const lines = node.shrink ? shrinkLines(node, inner, node.layout?.height != null ? Math.max(1, node.layout.height - v) : null, ctx) : breakLines(node.para, inner, s.textAlign);
+      if (!node.shrink) warnLineOverflow(lines, inner, node.layout?.height != null ? null : innerMax, node.path, ctx);
       if (ctx.budget !== null && lines.length > node.para.hardLines) ctx.budget.boxesFor(lines.length - node.para.hardLines, undefined);
       let h = 0;
       for (const l of lines) h += l.height;
@@ -191,6 +192,30 @@ function measureBox(node: PNode, width: number, ctx: MeasureContext, maxHeight: 
       return { ...base, kind: 'spacer', height: node.size + v };
     case 'pageBreak':
       return { ...base, kind: 'pageBreak', height: 0 };
+  }
+}
+
+/**
+ * CONTENT_OVERFLOW when a line is wider than `width` (line breaking splits words between
+ * characters, so only a character wider than the whole line is left) or taller than `pageRoom`,
+ * the most a page has for it (null: a fixed height, whose CONTENT_CLIPPED says it instead).
+ */
+function warnLineOverflow(lines: readonly Line[], width: number, pageRoom: number | null, path: string, ctx: MeasureContext): void {
+  let widest = 0;
+  let tallest = 0;
+  for (const l of lines) {
+    if (l.width > widest) widest = l.width;
+    if (l.height > tallest) tallest = l.height;
+  }
+  if (widest > width + EPS) {
+    const message = `a character is wider than the ${pt(width)} pt its text has (a line needs ${pt(widest)} pt): it runs past the box's edge`;
+    // Once per place (a header is measured for every page); the same fault in many places (a
+    // table with more columns than fit) is one warning, at the first, counting the others.
+    if (ctx.warnings.firstTime(`CONTENT_OVERFLOW\u0000${path}\u0000${message}`)) ctx.warnings.add('CONTENT_OVERFLOW', message, path, `CONTENT_OVERFLOW\u0000${message}`, 'places');
+  }
+  if (pageRoom !== null && tallest > pageRoom + EPS) {
+    const message = `a line of text is ${pt(tallest)} pt tall, more than the ${pt(pageRoom)} pt a page has for it: it runs past the page's margin`;
+    if (ctx.warnings.firstTime(`CONTENT_OVERFLOW\u0000${path}\u0000${message}`)) ctx.warnings.add('CONTENT_OVERFLOW', message, path);
   }
 }
 

@@ -55,6 +55,8 @@ export interface PText extends PBase {
   readonly para: PreparedParagraph;
   /** `fit: "shrink"`: what to shape again at a smaller size, down to `min` points. */
   readonly shrink?: ShrinkSource & { readonly min: number; readonly path: string };
+  /** Template path of the node, for warnings (CONTENT_OVERFLOW). */
+  readonly path: string;
 }
 
 /** The styled runs a paragraph was prepared from, to prepare it again at another size. */

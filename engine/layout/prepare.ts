@@ -157,9 +157,9 @@ function prepareKind(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext
     const keep: ShrinkSource[] | undefined = shrink ? [] : undefined;
     const para = prepareInline(node.text, style, node.link, ctx, path, keep);
     ctx.flow?.add(para.hardLines, para.minLineHeight, path);
-    if (keep) return { kind: 'text', style, para, shrink: { ...keep[0], min: Math.min(('minFontSize' in node ? node.minFontSize : undefined) ?? MIN_FONT_SIZE, style.fontSize), path } };
+    if (keep) return { kind: 'text', style, para, shrink: { ...keep[0], min: Math.min(('minFontSize' in node ? node.minFontSize : undefined) ?? MIN_FONT_SIZE, style.fontSize), path }, path };
     // (`tag` set here too: a table cell's text takes its element in place, one object shape for all)
-    return { kind: 'text', style, para, tag: undefined };
+    return { kind: 'text', style, para, tag: undefined, path };
   }
   if ('stack' in node) {
     return { kind: 'stack', style, children: prepareNodes(node.stack, style, ctx, `${path}.stack`) };
@@ -541,7 +541,7 @@ function cellNode(node: PNode): PNode {
 
 /** An empty paragraph in `style` (an empty cell, a hole filled at a row's end). */
 function emptyText(style: ComputedStyle, ctx: PrepareContext): PText {
-  return { kind: 'text', style: bareStyle(style), para: prepareParagraph([{ text: '', style: ctx.textStyles.of(style) }]) };
+  return { kind: 'text', style: bareStyle(style), para: prepareParagraph([{ text: '', style: ctx.textStyles.of(style) }]), path: '' };
 }
 
 /**

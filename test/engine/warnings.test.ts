@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkData, renderPdf, validateTemplate } from '../../engine/index.ts';
 import { alphaPngDataUri } from '../helpers/images.ts';
+import { readPdf } from '../helpers/pdf.ts';
 import { NOW, renderError } from '../helpers/render.ts';
 import { bounds, flatItems, inside, layout } from './helpers/layout.ts';
 
@@ -148,4 +149,39 @@ test('a header and footer that leave no room for the content fail with TEMPLATE_
   assert.equal(e.code, 'TEMPLATE_INVALID');
   assert.equal(e.path, 'header');
   assert.match(e.message, /leave .* pt .* for the content/);
+});
+
+test('CONTENT_OVERFLOW: a character wider than its column is reported once for all the cells it happens in, with the first cell', async () => {
+  // 120 columns of 515 pt: each narrower than its own padding, so every "x" runs past its cell.
+  const definition = { content: [{ table: { columns: Array(120).fill('*'), rows: [Array(120).fill('x')] } }] };
+  const r = await renderPdf(definition, {}, { now: NOW });
+  assert.deepEqual(r.warnings.map((x) => [x.code, x.path]), [['CONTENT_OVERFLOW', 'content[0].table.rows[0][0]']]);
+  assert.match(r.warnings[0].message, /a character is wider than the 0 pt its text has .*\(and 119 more places\)$/);
+  // What the warning says is what the PDF shows: the row's letters reach past the right margin.
+  const { pages } = await readPdf(r.pdf);
+  const right = Math.max(...pages[0].runs.filter((run) => run.str.includes('x')).map((run) => run.x + run.width));
+  assert.ok(right > 595.28 - 40, `the x's end at ${right}`);
+});
+
+test('CONTENT_OVERFLOW: a line taller than a page, and a letter wider than its box in a header, once (not per page)', async () => {
+  const tall = await warningsOf({ page: { size: [300, 420], margin: 20 }, content: [{ text: 'Hi', fontSize: 400 }] });
+  assert.deepEqual(tall.map((x) => [x.code, x.path]), [['CONTENT_OVERFLOW', 'content[0]'], ['CONTENT_OVERFLOW', 'content[0]']]);
+  assert.match(tall[0].message, /^a character is wider than the 260 pt its text has/);
+  assert.match(tall[1].message, /^a line of text is 500 pt tall, more than the 380 pt a page has for it/);
+  const definition = { header: [{ text: 'W', fontSize: 30, width: 10 }], content: [{ each: 'items', content: [{ text: '{{item}}', pageBreak: 'after' }] }] };
+  const r = await renderPdf(definition, { items: [1, 2, 3, 4] }, { now: NOW });
+  assert.ok(r.pages >= 4);
+  assert.deepEqual(r.warnings.map((x) => [x.code, x.path, /runs past the box's edge$/.test(x.message)]), [['CONTENT_OVERFLOW', 'header[0]', true]]);
+});
+
+test('CONTENT_OVERFLOW is not reported where text fits: broken long words, fixed heights (CONTENT_CLIPPED), shrink', async () => {
+  const w = await warningsOf({
+    content: [
+      { text: 'A'.repeat(3000) },
+      { table: { columns: [60, '*'], rows: [['Supercalifragilistic', 'word '.repeat(2000)]] } },
+      { text: 'tall '.repeat(400), height: 40 },
+      { text: 'EXPRESS', fontSize: 40, fit: 'shrink', width: 50 },
+    ],
+  });
+  assert.deepEqual(w.map((x) => x.code), ['CONTENT_CLIPPED']);
 });
