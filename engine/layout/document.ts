@@ -7,31 +7,18 @@ import { RenderError } from '../errors.ts';
 import { bindNodes, type BindNodesOptions } from '../template/bind.ts';
 import type { MissingReporter } from '../template/missing.ts';
 import { BOUNDS } from '../template/bounds.ts';
-import type { BoundNode, Node, PageContext, PageSize, Template, WatermarkSpec } from '../template/types.ts';
+import { marginRoomFault, MIN_REGION, pageDimensions, pageMargin } from '../template/page.ts';
+import type { BoundNode, Node, PageContext, Template, WatermarkSpec } from '../template/types.ts';
 import { flowHeight } from './box-metrics.ts';
 import { measureAll, type MeasureContext } from './measure.ts';
 import type { Box, DrawItem, Page } from './nodes.ts';
 import { flow, flowContext } from './paginate.ts';
 import { prepareNodes, type PrepareContext } from './prepare.ts';
-import { toSides, type ComputedStyle, type Sides } from './style.ts';
+import type { ComputedStyle, Sides } from './style.ts';
 import { WATERMARK_CAP_HEIGHT, WATERMARK_LAYOUT_SIZE, watermarkMatrix, type WatermarkArt } from './watermark.ts';
 import { ARTIFACT } from '../tags/struct.ts';
 
-/** Page sizes in points, portrait. */
-export const PAGE_SIZES: Record<string, [number, number]> = {
-  a3: [841.89, 1190.55],
-  a4: [595.28, 841.89],
-  a5: [419.53, 595.28],
-  letter: [612, 792],
-  legal: [612, 1008],
-};
-
-/** Width and height of the page in points. */
-export function pageDimensions(size: PageSize | undefined, orientation: 'portrait' | 'landscape' | undefined): [number, number] {
-  const [w, h] = Array.isArray(size) ? size : PAGE_SIZES[(size ?? 'A4').toLowerCase()];
-  const landscape = orientation === 'landscape';
-  return landscape ? [Math.max(w, h), Math.min(w, h)] : Array.isArray(size) ? [w, h] : [Math.min(w, h), Math.max(w, h)];
-}
+// The page-size table and the margins' room: template/page.ts, which validation shares.
 
 /** A page's size and the box inside its margins, points. */
 export interface PageFrame {
@@ -47,7 +34,7 @@ export interface PageFrame {
 /** The page frame of a template. */
 export function pageFrame(template: Template): PageFrame {
   const [width, height] = pageDimensions(template.page?.size, template.page?.orientation);
-  const margin = toSides(template.page?.margin ?? 40);
+  const margin = pageMargin(template.page?.margin);
   return { width, height, margin, contentWidth: Math.max(1, width - margin.left - margin.right), bodyHeight: Math.max(1, height - margin.top - margin.bottom) };
 }
 
@@ -67,9 +54,6 @@ export type BandName = 'header' | 'footer' | 'background';
 
 /** Stand-ins for `$page`/`$pages` when measuring the header and footer before the page count is known. */
 const MEASURE_PAGE: PageContext = { page: 8888, pages: 8888 };
-
-/** The least height the content area may have, points. */
-export const MIN_REGION = 12;
 
 /**
  * One band bound for `page`, prepared and measured (the background at the full page width and
@@ -99,18 +83,11 @@ export interface ContentArea {
  *   and footer leave less than that for the content.
  */
 export function contentArea(b: BandContext): ContentArea {
-  const { width, height: pageHeight, margin } = b.frame;
-  const across = width - margin.left - margin.right;
-  const down = pageHeight - margin.top - margin.bottom;
-  if (across < MIN_REGION || down < MIN_REGION) {
-    // (pageFrame keeps at least 1 pt each way, so nothing fails before this; the margins are at fault, not the bands.)
-    const [side, room, sides] = across < MIN_REGION ? ['width', across, `left and right margins (${Math.round(margin.left)} + ${Math.round(margin.right)} pt)`] : ['height', down, `top and bottom margins (${Math.round(margin.top)} + ${Math.round(margin.bottom)} pt)`];
-    throw new RenderError(
-      'TEMPLATE_INVALID',
-      `the ${sides} leave ${Math.round(Math.max(0, room))} pt of the page's ${side} of ${Math.round(side === 'width' ? width : pageHeight)} pt for the content; at least ${MIN_REGION} pt are needed: make the margins smaller or the page larger`,
-      'page.margin',
-    );
-  }
+  // Validation refuses such margins (schema.ts, the same check); a template that skipped it still
+  // fails here. (pageFrame keeps at least 1 pt each way, so nothing fails before this; the
+  // margins are at fault, not the bands.)
+  const fault = marginRoomFault(b.frame.width, b.frame.height, b.frame.margin);
+  if (fault !== null) throw new RenderError('TEMPLATE_INVALID', fault, 'page.margin');
   const headerHeight = flowHeight(bandBoxes(b, 'header', MEASURE_PAGE));
   const footerHeight = flowHeight(bandBoxes(b, 'footer', MEASURE_PAGE));
   const height = b.frame.bodyHeight - headerHeight - footerHeight;

@@ -63,6 +63,7 @@ import { checkPath, checkString, closest, hasPlaceholder, isDangerousKey } from 
 import { tableGridIssues } from './table-grid.ts';
 import { linkIssues } from './links.ts';
 import { nodeIssues } from './node-checks.ts';
+import { pageMarginFault } from './page.ts';
 
 /** The kind keys of nodes, in documentation order. */
 export const NODE_KINDS = [
@@ -662,11 +663,17 @@ const pageSize = dispatch<PageSize>((v) => {
   return PAGE_SIZE_NAMES.find((n) => n.toLowerCase() === (v as string).toLowerCase()) ?? pageSizeInPoints(v as string) ?? v;
 });
 
-const pageSchema = z.strictObject({
-  size: pageSize.optional(),
-  orientation: z.enum(['portrait', 'landscape']).optional(),
-  margin: sides.optional(),
-});
+const pageSchema = z
+  .strictObject({
+    size: pageSize.optional(),
+    orientation: z.enum(['portrait', 'landscape']).optional(),
+    margin: sides.optional(),
+  })
+  .superRefine((page, ctx) => {
+    // Margins that leave no room for content (page.ts; a render refuses them the same way).
+    const fault = pageMarginFault(page as PageSpec);
+    if (fault !== null) ctx.addIssue({ code: 'custom', message: fault, path: ['margin'] });
+  });
 
 const fontSchema = z.strictObject({
   family: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(16)]).optional(),

@@ -220,6 +220,22 @@ describe('definition validation', () => {
     assert.equal(list.total, 0);
   });
 
+  test('margins that leave no room for the content are refused when saved (create, edit, preview), naming definition.page.margin', async () => {
+    const { apiKey } = await s.team();
+    const fine = await createVia(apiKey, { name: 'fine', type: 'pdf', definition: { page: { size: 'A4', margin: [40, 291] }, content: [{ text: 'x' }] } });
+    // A4 is 595 pt wide; a 3 x 3 pt page has no room inside any margin; A5 is 595 pt tall; 4x6in is 288 pt wide.
+    for (const page of [{ size: 'A4', margin: [40, 400, 40, 400] }, { size: [3, 3], margin: 0 }, { size: 'A5', margin: [300, 40, 300, 40] }, { size: '4x6in', margin: 140 }, { size: 'A4', margin: [40, 292] }]) {
+      const definition = { page, content: [{ text: 'x' }] };
+      const created = await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'bad', type: 'pdf', definition }), 'definition.page.margin');
+      assert.match(created.errors!.find((e) => e.path === 'definition.page.margin')!.message, /margins \(\d+ \+ \d+ pt\) leave \d+ pt of the page's (width|height) .*at least 12 pt/, JSON.stringify(page));
+      await expectValidation(await s.api('PUT', `/v1/templates/${fine.id}`, apiKey, { name: 'fine', definition }), 'definition.page.margin');
+      await expectValidation(await s.api('POST', '/v1/templates/preview', apiKey, { definition, data: {} }), 'definition.page.margin');
+    }
+    const list = (await (await s.api('GET', '/v1/templates', apiKey)).json()) as { total: number };
+    assert.equal(list.total, 1, 'only the template with room was stored');
+    assert.deepEqual(((await (await s.api('GET', `/v1/templates/${fine.id}`, apiKey)).json()) as Template).definition, fine.definition, 'the refused edits changed nothing');
+  });
+
   test('an invalid edit is refused and leaves the draft as it was', async () => {
     const { apiKey } = await s.team();
     const t = await createVia(apiKey, { name: 'keep', type: 'pdf', definition: hello('fine') });

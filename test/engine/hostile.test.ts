@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { RenderError, renderPdf, validateTemplate } from '../../engine/index.ts';
 import { BOUNDS } from '../../engine/template/bounds.ts';
+import { MIN_REGION } from '../../engine/template/page.ts';
 import { NOW, renderError } from '../helpers/render.ts';
 
 /** The faults of a definition that must not validate. */
@@ -129,8 +130,12 @@ test('absurd numbers are refused at validation, each with its path (1e308, 0, ne
 });
 
 test('the edges of every range validate', () => {
+  // The smallest page side is a valid size, but no page 3 pt wide has the 12 pt of room inside
+  // its margins that content needs: that, and only that, is refused (at page.margin).
+  const tiny = validateTemplate({ page: { size: [BOUNDS.pageSide.min, BOUNDS.pageSide.max], margin: 0 }, content: [] });
+  assert.deepEqual(!tiny.ok && tiny.errors.map((e) => e.path), ['page.margin']);
   const v = validateTemplate({
-    page: { size: [BOUNDS.pageSide.min, BOUNDS.pageSide.max], margin: 0 },
+    page: { size: [MIN_REGION, BOUNDS.pageSide.max], margin: 0 },
     font: { size: BOUNDS.fontSize.max, lineHeight: BOUNDS.lineHeight.min },
     content: [
       { text: 'x', fontSize: BOUNDS.fontSize.min, lineHeight: BOUNDS.lineHeight.max, letterSpacing: BOUNDS.letterSpacing.min, margin: BOUNDS.length },
@@ -148,13 +153,14 @@ test('a JSON number too large for a double (1e309 parses as Infinity) is refused
 });
 
 /** Number fields with their [min, max]; outside them a template must not validate. */
-const NUMBER_FIELDS: { name: string; min: number; max: number; make: (n: number) => unknown }[] = [
+const NUMBER_FIELDS: { name: string; min: number; max: number; make: (n: number) => unknown; roomless?: (n: number) => boolean }[] = [
   { name: 'content[0].fontSize', min: BOUNDS.fontSize.min, max: BOUNDS.fontSize.max, make: (n) => ({ content: [{ text: 'x', fontSize: n }] }) },
   { name: 'content[0].lineHeight', min: BOUNDS.lineHeight.min, max: BOUNDS.lineHeight.max, make: (n) => ({ content: [{ text: 'x', lineHeight: n }] }) },
   { name: 'content[0].letterSpacing', min: BOUNDS.letterSpacing.min, max: BOUNDS.letterSpacing.max, make: (n) => ({ content: [{ text: 'x', letterSpacing: n }] }) },
   { name: 'content[0].spacer', min: 0, max: BOUNDS.length, make: (n) => ({ content: [{ spacer: n }] }) },
   { name: 'content[0].margin', min: 0, max: BOUNDS.length, make: (n) => ({ content: [{ text: 'x', margin: n }] }) },
-  { name: 'page.size[0]', min: BOUNDS.pageSide.min, max: BOUNDS.pageSide.max, make: (n) => ({ page: { size: [n, 100] }, content: [] }) },
+  // A page narrower than 12 pt is a valid size with no room for content: refused at page.margin instead.
+  { name: 'page.size[0]', min: BOUNDS.pageSide.min, max: BOUNDS.pageSide.max, make: (n) => ({ page: { size: [n, 100], margin: 0 }, content: [] }), roomless: (n) => n < MIN_REGION },
   { name: 'content[0].size', min: Number.MIN_VALUE, max: BOUNDS.length, make: (n) => ({ content: [{ qrcode: 'x', size: n }] }) },
   { name: 'content[0].table.rows[0][0].colSpan', min: 1, max: BOUNDS.span, make: (n) => ({ content: [{ table: { rows: [[{ text: 'x', colSpan: n }]] } }] }) },
 ];
@@ -167,7 +173,8 @@ test('property: every number field validates exactly inside its range, and outsi
       (field, n) => {
         const inside = n >= field.min && n <= field.max && (!field.name.endsWith('colSpan') || Number.isInteger(n));
         const v = validateTemplate(field.make(n));
-        if (inside) assert.ok(v.ok, `${field.name} = ${n}: ${JSON.stringify(!v.ok && v.errors)}`);
+        if (inside && field.roomless?.(n)) assert.deepEqual(!v.ok && v.errors.map((e) => e.path), ['page.margin'], `${field.name} = ${n}`);
+        else if (inside) assert.ok(v.ok, `${field.name} = ${n}: ${JSON.stringify(!v.ok && v.errors)}`);
         else {
           assert.ok(!v.ok, `${field.name} = ${n} validated`);
           assert.ok(v.errors.some((e) => e.path === field.name), `${field.name} = ${n}: ${JSON.stringify(v.errors)}`);
