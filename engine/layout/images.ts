@@ -6,7 +6,7 @@
  * by the URI, or by the source and a digest of its bytes) and checked against the limits.
  */
 import { createHash } from 'node:crypto';
-import { inflateSync } from 'node:zlib';
+import { createInflate, inflateSync } from 'node:zlib';
 import { imageSize } from 'image-size';
 import { caches } from '../caches.ts';
 import { RenderError, type Limits } from '../errors.ts';
@@ -81,9 +81,17 @@ function decodeUncached(src: string, limits: Limits, path: string): DecodedImage
   return decodeBytes(Buffer.from(base64, 'base64'), limits, path);
 }
 
-/** Decode the bytes of a PNG, JPEG or SVG image. */
-function decodeBytes(data: Buffer, limits: Limits, path: string): DecodedImage {
-  if (isSvg(data)) return decodeSvg(data, limits, path);
+/**
+ * An image's bytes checked and sized, all but the inflating of a PNG's pixel data: that is left
+ * to the caller (`pixelData`: the joined IDAT chunks and the most bytes they may inflate to), so
+ * a render inflates it at once and {@link checkImageBytes} off the caller's thread.
+ */
+function inspectBytes(data: Buffer, limits: ImageLimits, path: string | undefined): { image: DecodedImage; pixelData?: { compressed: Buffer; maxBytes: number } } {
+  if (isSvg(data)) return { image: decodeSvg(data, limits, path) };
+  // The structure first: a file cut short says so, and image-size then reads only within it.
+  const png = data.length >= 8 && data.subarray(0, 8).equals(PNG_SIGNATURE);
+  const structure = png ? pngChunks(data) : data.length >= 2 && data[0] === 0xff && data[1] === 0xd8 ? jpegProblem(data) : null;
+  if (typeof structure === 'string') throw new RenderError('IMAGE_INVALID', structure, path);
   let size: { width?: number; height?: number; type?: string };
   try {
     size = imageSize(data);
@@ -98,10 +106,141 @@ function decodeBytes(data: Buffer, limits: Limits, path: string): DecodedImage {
   if (size.width * size.height > limits.maxImagePixels) {
     throw new RenderError('LIMIT_EXCEEDED', `image has ${size.width}x${size.height} pixels, more than ${limits.maxImagePixels}`, path);
   }
-  if (type === 'png' && !pixelDataInflates(data, rawSizeBound(size.width, size.height))) {
-    throw new RenderError('IMAGE_INVALID', 'PNG image data is corrupt (its IDAT chunks do not inflate to the size its header declares)', path);
+  const image: DecodedImage = { type, data, width: size.width, height: size.height };
+  if (type !== 'png' || !structure) return { image };
+  return { image, pixelData: { compressed: Buffer.concat(structure.idat), maxBytes: rawSizeBound(size.width, size.height) } };
+}
+
+/** Decode the bytes of a PNG, JPEG or SVG image. */
+function decodeBytes(data: Buffer, limits: Limits, path: string): DecodedImage {
+  const { image, pixelData } = inspectBytes(data, limits, path);
+  if (pixelData) {
+    let problem: string | null = null;
+    try {
+      inflateSync(pixelData.compressed, { maxOutputLength: pixelData.maxBytes });
+    } catch (e) {
+      problem = inflateProblem(e, pixelData.maxBytes);
+    }
+    if (problem) throw new RenderError('IMAGE_INVALID', problem, path);
   }
-  return { type, data, width: size.width, height: size.height };
+  return image;
+}
+
+/** The limits an image's decoding checks. */
+export type ImageLimits = Pick<Limits, 'maxImageBytes' | 'maxImagePixels' | 'maxSvgElements'>;
+
+/** What a checked image is: its type and size (pixels; an SVG's in points). */
+export interface CheckedImage {
+  readonly type: DecodedImage['type'];
+  readonly width: number;
+  readonly height: number;
+}
+
+/**
+ * Check the bytes of an image as a render decodes them (the same checks, with `limits`), for a
+ * caller that keeps the image to draw later (an uploaded asset): a PNG's chunks up to its IEND
+ * and its whole pixel data (inflated and counted, not kept; on libuv's thread pool, so the
+ * caller's thread is not held), a JPEG's segments up to its image data, an SVG's entities, size
+ * and elements, and the size and pixel limits.
+ * @throws RenderError IMAGE_INVALID (not a PNG, JPEG or SVG; truncated or corrupt) or
+ *   LIMIT_EXCEEDED (bytes, pixels, SVG elements, path segments or size), without a path; the
+ *   message says what is wrong.
+ */
+export async function checkImageBytes(bytes: Uint8Array, limits: ImageLimits): Promise<CheckedImage> {
+  if (bytes.byteLength > limits.maxImageBytes) throw new RenderError('LIMIT_EXCEEDED', `image is larger than ${limits.maxImageBytes} bytes`);
+  const { image, pixelData } = inspectBytes(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits, undefined);
+  if (pixelData) {
+    const problem = await inflatedProblem(pixelData.compressed, pixelData.maxBytes);
+    if (problem) throw new RenderError('IMAGE_INVALID', problem);
+  }
+  return { type: image.type, width: image.width, height: image.height };
+}
+
+/** Why inflating a PNG's pixel data failed, as a sentence (zlib's error `e`; `maxBytes` the bound it passed). */
+function inflateProblem(e: unknown, maxBytes: number): string {
+  const err = e as NodeJS.ErrnoException;
+  if (err?.code === 'Z_BUF_ERROR') return 'PNG data is truncated: its compressed pixel data (IDAT) ends before the image does';
+  if (err?.code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+    return `PNG image data is corrupt: its pixel data inflates to more than its header declares (at most ${maxBytes} bytes)`;
+  }
+  return `PNG image data is corrupt: its compressed pixel data (IDAT) does not inflate (${err?.message ?? e})`;
+}
+
+/** {@link inflateProblem} of inflating `compressed` with at most `maxBytes` out, streamed (nothing kept) on libuv's thread pool; null when it inflates. */
+function inflatedProblem(compressed: Buffer, maxBytes: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    const inflate = createInflate({ chunkSize: 256 * 1024 });
+    let out = 0;
+    inflate.on('data', (chunk: Buffer) => {
+      out += chunk.length;
+      if (out > maxBytes) {
+        inflate.destroy();
+        resolve(inflateProblem(Object.assign(new RangeError('too large'), { code: 'ERR_BUFFER_TOO_LARGE' }), maxBytes));
+      }
+    });
+    inflate.on('error', (e) => resolve(inflateProblem(e, maxBytes)));
+    inflate.on('end', () => resolve(null));
+    inflate.end(compressed);
+  });
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * A PNG's chunks, walked from its signature to its IEND chunk as pdfkit's reader walks them
+ * (pdfkit refuses a file without IEND): the IDAT chunks, or why the file cannot be read.
+ */
+function pngChunks(png: Buffer): { idat: Buffer[] } | string {
+  const idat: Buffer[] = [];
+  for (let at = 8; ; ) {
+    if (at + 8 > png.length) return `PNG data is truncated: the file ends after ${png.length} bytes, before its IEND chunk`;
+    const length = png.readUInt32BE(at);
+    const type = png.toString('latin1', at + 4, at + 8);
+    // IEND holds nothing; pdfkit does not read its CRC either.
+    if (type === 'IEND') return idat.length > 0 ? { idat } : 'PNG has no pixel data (no IDAT chunk)';
+    if (at + 12 + length > png.length) {
+      const name = /^[A-Za-z]{4}$/.test(type) ? `its ${type} chunk` : `a chunk at byte ${at}`;
+      return `PNG data is truncated: ${name} (${length} bytes) runs past the end of the file (${png.length} bytes), before its IEND chunk`;
+    }
+    if (type === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + length));
+    at += 12 + length;
+  }
+}
+
+/** JPEG markers of a frame header (SOF0-SOF15 but DHT, JPG and DAC). */
+const SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
+
+/**
+ * Why a JPEG (starting with SOI) cannot be drawn, or null: its marker segments must be whole up
+ * to the end of its first SOS segment (the start of the image data), with a frame header (SOF)
+ * before it. Skia's decoder crashes the process (SIGSEGV) on a JPEG cut short before that, and
+ * pdfkit reads the frame header's bytes without checking them. Bytes between segments are
+ * skipped, as both readers skip them; image data cut short is drawn as far as it goes.
+ */
+function jpegProblem(jpeg: Buffer): string | null {
+  const truncated = `JPEG data is truncated: the file ends after ${jpeg.length} bytes, before its image data (the SOS segment)`;
+  let frame = false;
+  for (let at = 2; ; ) {
+    while (at < jpeg.length && jpeg[at] !== 0xff) at++;
+    while (at + 1 < jpeg.length && jpeg[at + 1] === 0xff) at++;
+    if (at + 2 > jpeg.length) return truncated;
+    const marker = jpeg[at + 1];
+    if (marker === 0xd9) return 'JPEG has no image data: it ends (EOI) before an SOS segment';
+    // Markers without a segment: TEM, RST0-RST7 (and a stray SOI).
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd8)) {
+      at += 2;
+      continue;
+    }
+    if (at + 4 > jpeg.length) return truncated;
+    const length = jpeg.readUInt16BE(at + 2);
+    if (at + 2 + length > jpeg.length) return truncated;
+    if (SOF.has(marker)) {
+      if (length < 8) return `JPEG image data is corrupt: its frame header (SOF) is ${length} bytes long`;
+      frame = true;
+    }
+    if (marker === 0xda) return frame ? null : 'JPEG image data is corrupt: it has no frame header (SOF) before its image data';
+    at += 2 + length;
+  }
 }
 
 /**
@@ -110,24 +249,4 @@ function decodeBytes(data: Buffer, limits: Limits, path: string): DecodedImage {
  */
 function rawSizeBound(width: number, height: number): number {
   return width * height * 8 + 8 * height + 4096;
-}
-
-/**
- * Whether a PNG's compressed pixel data (its IDAT chunks, joined) inflates to at most `maxBytes`
- * (more is a decompression bomb, never a real image of that size). pdfkit inflates it
- * only when painting, in a callback whose error nobody can catch; a corrupt image must fail here.
- */
-function pixelDataInflates(png: Buffer, maxBytes: number): boolean {
-  const parts: Buffer[] = [];
-  for (let at = 8; at + 8 <= png.length; ) {
-    const length = png.readUInt32BE(at);
-    if (png.toString('latin1', at + 4, at + 8) === 'IDAT') parts.push(png.subarray(at + 8, at + 8 + length));
-    at += 12 + length;
-  }
-  try {
-    inflateSync(Buffer.concat(parts), { maxOutputLength: maxBytes });
-    return parts.length > 0;
-  } catch {
-    return false;
-  }
 }

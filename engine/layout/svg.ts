@@ -9,12 +9,24 @@
  * removed from style sheets. Scripts are never run by either renderer.
  * Sized: the root's `width` and `height` (unitless or px as points, like the pixels of a PNG at
  * 72 dpi; pt, in, cm, mm converted), else its `viewBox`; the root then gets both, in points.
+ * A size past MAX_SVG_SIDE points, or a viewBox number past MAX_SVG_VIEWBOX, is refused: a PDF
+ * cannot draw it.
  */
 import { RenderError, type Limits } from '../errors.ts';
 import type { DecodedImage } from './nodes.ts';
 
 /** Elements an SVG may hold when `Limits.maxSvgElements` is not set. */
 export const DEFAULT_MAX_SVG_ELEMENTS = 20_000;
+
+/**
+ * The largest width and height an SVG may declare, in points (353 m): a drawing of any real size
+ * fits, and a larger one cannot be drawn into a PDF (pdfkit writes no number from 1e21 on, and
+ * scaling it onto a page leaves less than the 6 decimals pdfkit writes).
+ */
+export const MAX_SVG_SIDE = 1_000_000;
+
+/** The largest number (by magnitude) of an SVG's viewBox: room for coordinates in metres of a world map, far below what pdfkit refuses. */
+export const MAX_SVG_VIEWBOX = 1_000_000_000;
 
 /**
  * Content-stream operators an SVG of `elements` elements may write when drawn as vectors: 200 an
@@ -46,13 +58,13 @@ export function isSvg(data: Uint8Array): boolean {
 
 const UNIT_POINTS: Record<string, number> = { '': 1, px: 1, pt: 1, in: 72, cm: 72 / 2.54, mm: 72 / 25.4, pc: 12 };
 
-/** A length attribute in points, or null when absent, relative (%) or unreadable. */
+/** A length attribute in points (Infinity past the largest number), or null when absent, relative (%), unreadable or 0. */
 function lengthOf(value: string | undefined): number | null {
   if (value === undefined) return null;
   const m = /^\s*([0-9]*\.?[0-9]+(?:e[-+]?\d+)?)\s*(px|pt|in|cm|mm|pc)?\s*$/i.exec(value);
   if (!m) return null;
   const n = Number(m[1]) * UNIT_POINTS[(m[2] ?? '').toLowerCase()];
-  return Number.isFinite(n) && n > 0 ? n : null;
+  return n > 0 ? n : null;
 }
 
 const UNIT_PIXELS: Record<string, number> = { '': 1, px: 1, pt: 4 / 3, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, pc: 16 };
@@ -78,11 +90,12 @@ function attributesOf(tag: string): Map<string, string> {
  *   `height` in points and a `viewBox`, `width` and `height` its size in points.
  * @throws RenderError IMAGE_INVALID (no root `<svg>`, entity declarations, no size) or
  *   LIMIT_EXCEEDED (more elements than `limits.maxSvgElements`, more path segments than
- *   {@link svgOperatorBudget}).
+ *   {@link svgOperatorBudget}, a width or height past {@link MAX_SVG_SIDE} points, a viewBox
+ *   number past {@link MAX_SVG_VIEWBOX}).
  */
-export function decodeSvg(data: Uint8Array, limits: Limits, path: string): DecodedImage {
+export function decodeSvg(data: Uint8Array, limits: Pick<Limits, 'maxSvgElements'>, path: string | undefined): DecodedImage {
   let text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8').replace(/^\uFEFF/, '');
-  if (/<!ENTITY/i.test(text)) throw new RenderError('IMAGE_INVALID', 'SVG image declares entities (<!ENTITY>), which are not accepted', path);
+  if (/<!ENTITY/i.test(text)) throw new RenderError('IMAGE_INVALID', 'SVG declares entities (<!ENTITY>), which are not allowed', path);
   const maxElements = limits.maxSvgElements ?? DEFAULT_MAX_SVG_ELEMENTS;
   let elements = 0;
   for (const _ of text.matchAll(/<[A-Za-z_]/g)) {
@@ -102,8 +115,12 @@ export function decodeSvg(data: Uint8Array, limits: Limits, path: string): Decod
   const attrs = attributesOf(rootAt[2] ?? '');
   const viewBox = (attrs.get('viewBox') ?? '').trim().split(/[\s,]+/).map(Number);
   const hasViewBox = viewBox.length === 4 && viewBox.every(Number.isFinite) && viewBox[2] > 0 && viewBox[3] > 0;
+  if (hasViewBox && viewBox.some((n) => Math.abs(n) > MAX_SVG_VIEWBOX)) {
+    throw new RenderError('LIMIT_EXCEEDED', `SVG viewBox "${attrs.get('viewBox')!.trim()}" has a number past ${MAX_SVG_VIEWBOX.toLocaleString('en')}, the most an SVG's viewBox may hold`, path);
+  }
   let width = lengthOf(attrs.get('width'));
   let height = lengthOf(attrs.get('height'));
+  const given = { width: width !== null, height: height !== null };
   if (hasViewBox) {
     if (width === null && height === null) [width, height] = [viewBox[2], viewBox[3]];
     else if (width === null) width = (height! * viewBox[2]) / viewBox[3];
@@ -111,6 +128,12 @@ export function decodeSvg(data: Uint8Array, limits: Limits, path: string): Decod
   }
   if (width === null || height === null) {
     throw new RenderError('IMAGE_INVALID', 'SVG image has no size: its <svg> element needs a viewBox, or width and height', path);
+  }
+  for (const [side, value] of [['width', width], ['height', height]] as const) {
+    if (value > MAX_SVG_SIDE) {
+      const shown = given[side] ? `"${attrs.get(side)!.trim()}"` : `${round(value)} pt (from its ${given.width || given.height ? `${side === 'width' ? 'height' : 'width'} and ` : ''}viewBox)`;
+      throw new RenderError('LIMIT_EXCEEDED', `SVG ${side} ${shown} exceeds ${MAX_SVG_SIDE.toLocaleString('en')} pt, the largest size an SVG image may declare`, path);
+    }
   }
   // Without a viewBox, the drawing's user units are CSS pixels: 50mm wide is 189 of them.
   const box = hasViewBox ? viewBox.join(' ') : `0 0 ${round(userUnits(attrs.get('width')) ?? width)} ${round(userUnits(attrs.get('height')) ?? height)}`;

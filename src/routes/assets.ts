@@ -39,12 +39,13 @@ const upload = createRoute({
   summary: 'Upload an image asset',
   description:
     'A multipart/form-data body with the image in the field `file` (PNG, JPEG or SVG, sniffed from the bytes; at most PLATEN_ASSET_MAX_BYTES, 5 MiB by default). ' +
+    'It is checked as a render decodes it, with the render limits: a file cut short, an SVG with entity declarations or a size no PDF can draw, or an image past PLATEN_MAX_IMAGE_PIXELS or PLATEN_MAX_SVG_ELEMENTS is refused (400 naming `file`, the message saying what is wrong). ' +
     'Use it in any template of the team as `"image": "asset:<id>"` (or through a placeholder whose data is `asset:<id>`). Costs no credit.',
   security: [{ apiKey: [] }],
   request: { body: { required: true, content: { 'multipart/form-data': { schema: assetUpload } } } },
   responses: {
     201: { description: 'stored', content: json(assetJson) },
-    400: errorResponse("no `file` field, an empty or too large file, not a PNG, JPEG or SVG, or past the team's PLATEN_MAX_TEAM_STORAGE_BYTES (VALIDATION_ERROR)"),
+    400: errorResponse("no `file` field, an empty or too large file, not a PNG, JPEG or SVG, an image a render could not draw (truncated, corrupt, past the render limits), or past the team's PLATEN_MAX_TEAM_STORAGE_BYTES (VALIDATION_ERROR)"),
     413: errorResponse('the request body is larger than PLATEN_ASSET_MAX_BYTES and 64 KiB of multipart framing: refused before it is read (PAYLOAD_TOO_LARGE)'),
     415: errorResponse('the body is not multipart/form-data'),
     ...authErrors,
@@ -87,7 +88,7 @@ export function assetRoutes(s: Services): OpenAPIHono<AppEnv> {
     if (file.size > s.config.assetMaxBytes) throw validationError([{ path: 'file', message: `the file is larger than ${s.config.assetMaxBytes} bytes (PLATEN_ASSET_MAX_BYTES)` }]);
     const bytes = Buffer.from(await file.arrayBuffer());
     try {
-      const row = await createAsset(s.db, s.assets, c.get('teamId'), { filename: file.name, bytes }, s.config.assetMaxBytes, s.config.maxTeamStorageBytes);
+      const row = await createAsset(s.db, s.assets, c.get('teamId'), { filename: file.name, bytes }, s.config.assetMaxBytes, s.config.maxTeamStorageBytes, s.config.engineLimits);
       return c.json(toAssetJson(row), 201);
     } catch (e) {
       if (e instanceof StorageFailure) throw new ApiError(503, 'STORAGE_UNAVAILABLE', `the asset could not be stored: ${e.message}`);

@@ -3,16 +3,19 @@
  * `asset:<id>`. The row (db `assets`) says whose an asset is; the bytes are in a blob store (the
  * data dir's `assets` folder, or the `assets/` prefix of the PLATEN_STORAGE_URL bucket), named
  * `<id>.<png|jpg|svg>`. Every query filters by team: another team's id is the same as none.
- * The media type is sniffed from the bytes (PNG, JPEG or SVG only), never taken from the upload.
+ * The media type is taken from the bytes (PNG, JPEG or SVG only), never from the upload. An upload
+ * is checked by the engine's own decoding with the render limits (checkImageBytes): what could
+ * never be drawn (a file cut short, an SVG with entities or an absurd size, an image past
+ * PLATEN_MAX_IMAGE_PIXELS or PLATEN_MAX_SVG_ELEMENTS) is refused, not stored.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { and, count, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
+import { checkImageBytes, DEFAULT_LIMITS, RenderError, type ImageLimits } from '../../engine/index.ts';
 import { DEFAULT_MAX_TEAM_STORAGE_BYTES, type Config } from '../config.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { LocalStore, openStore, type BlobStore } from '../storage/index.ts';
-import { sniffImageType } from './image-fetch.ts';
 import { checkTeamStorage } from './team-storage.ts';
 
 /** An asset as the API shows it. */
@@ -30,6 +33,7 @@ type AssetRow = Db['t']['assets']['$inferSelect'];
 const NEVER = 253_402_300_799;
 
 const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/svg+xml': 'svg' };
+const MEDIA_TYPES = { png: 'image/png', jpeg: 'image/jpeg', svg: 'image/svg+xml' } as const;
 
 /** The blob store of assets: `<data dir>/assets`, or the configured bucket under the `assets` prefix. */
 export function openAssetStore(config: Pick<Config, 'dataDir' | 'storage' | 'storageTimeoutMs'>): BlobStore {
@@ -50,9 +54,10 @@ export function toAssetJson(row: AssetRow): AssetJson {
 /**
  * Store an uploaded image for `teamId`. The bytes go to the store first, then the row: an asset
  * listed always has its bytes.
+ * @param imageLimits the render limits the image is checked against (the service's engine limits).
  * @throws ApiError 400 VALIDATION_ERROR (path `file`) when it is empty, larger than `maxBytes`,
- *   not a PNG, JPEG or SVG, or would take the team's storage past `maxTeamStorageBytes`;
- *   StorageFailure when the store cannot be written.
+ *   not a PNG, JPEG or SVG, one a render could not draw (the engine's message), or would take the
+ *   team's storage past `maxTeamStorageBytes`; StorageFailure when the store cannot be written.
  */
 export async function createAsset(
   db: Db,
@@ -61,11 +66,17 @@ export async function createAsset(
   upload: { filename: string; bytes: Buffer },
   maxBytes: number,
   maxTeamStorageBytes = DEFAULT_MAX_TEAM_STORAGE_BYTES,
+  imageLimits: ImageLimits = DEFAULT_LIMITS,
 ): Promise<AssetRow> {
   if (upload.bytes.length === 0) throw validationError([{ path: 'file', message: 'the file is empty' }]);
   if (upload.bytes.length > maxBytes) throw validationError([{ path: 'file', message: `the file is larger than ${maxBytes} bytes (PLATEN_ASSET_MAX_BYTES)` }]);
-  const contentType = sniffImageType(upload.bytes);
-  if (!contentType) throw validationError([{ path: 'file', message: 'the file is not a PNG, JPEG or SVG image' }]);
+  let contentType: string;
+  try {
+    contentType = MEDIA_TYPES[(await checkImageBytes(upload.bytes, imageLimits)).type];
+  } catch (e) {
+    if (!(e instanceof RenderError)) throw e;
+    throw validationError([{ path: 'file', message: uploadFault(e) }]);
+  }
   await checkTeamStorage(db, teamId, upload.bytes.length, maxTeamStorageBytes, 'file');
   const row: AssetRow = {
     id: randomBytes(16).toString('hex'),
@@ -78,6 +89,16 @@ export async function createAsset(
   await store.put(blobName(row), upload.bytes, { contentType, expiresAt: NEVER, teamId });
   await db.orm.insert(db.t.assets).values(row);
   return row;
+}
+
+/** The engine's reason an upload cannot be drawn, as the answer says it (with the variable of a limit). */
+function uploadFault(e: RenderError): string {
+  const other = /^image data is not a PNG, JPEG or SVG \(detected (\w+)\)/.exec(e.message);
+  if (other) return `the file is not a PNG, JPEG or SVG image${other[1] === 'nothing' ? '' : ` (it looks like ${other[1].toUpperCase()})`}`;
+  if (e.message === 'image data could not be decoded') return 'the file is not a PNG, JPEG or SVG image a render can decode';
+  if (/pixels, more than/.test(e.message)) return `${e.message} (PLATEN_MAX_IMAGE_PIXELS)`;
+  if (/more than \d+ elements/.test(e.message)) return `${e.message} (PLATEN_MAX_SVG_ELEMENTS)`;
+  return e.message;
 }
 
 /** A file name fit to show back: the last path segment, control characters removed, at most 200 characters. */

@@ -1,0 +1,76 @@
+/**
+ * Images that can never be drawn fail where they are decoded, with IMAGE_INVALID or
+ * LIMIT_EXCEEDED at the image's path and a message saying what is wrong, in the PDF and in the
+ * image output alike: a PNG cut before its IEND chunk (pdfkit refused it later, without a code), a
+ * JPEG cut before its image data (Skia's decoder crashed the process), an SVG whose size no PDF
+ * can draw (pdfkit refused its numbers later; the image output drew "Infinity"). The same checks,
+ * with the same messages, are what checkImageBytes (asset uploads) runs.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkImageBytes, DEFAULT_LIMITS, RenderError, renderImage, renderPdf } from '../../engine/index.ts';
+import { encodePng, JPEG_16 } from '../helpers/images.ts';
+
+const PNG = encodePng(40, 30, (x, y) => [x * 6, y * 8, 90, 255]);
+const JPEG = Buffer.from(JPEG_16.base64, 'base64');
+const SRC = `asset:${'0'.repeat(32)}`;
+
+/** The RenderError of a PDF and of a PNG render of one image with `bytes`; both must fail alike. */
+async function failures(bytes: Buffer): Promise<RenderError[]> {
+  const definition = { content: [{ text: 'logo' }, { image: SRC }] };
+  const images = new Map([[SRC, bytes]]);
+  const out: RenderError[] = [];
+  for (const render of [() => renderPdf(definition, {}, { images }), () => renderImage(definition, {}, { images, format: 'png' })]) {
+    try {
+      await render();
+      assert.fail('expected the render to fail');
+    } catch (e) {
+      assert.ok(e instanceof RenderError, `expected a RenderError, got ${(e as Error)?.stack ?? String(e)}`);
+      assert.equal(e.path, 'content[1].image');
+      out.push(e);
+    }
+  }
+  return out;
+}
+
+test('a PNG cut before its IEND chunk is IMAGE_INVALID "truncated", at render and at checkImageBytes', async () => {
+  for (const e of await failures(PNG.subarray(0, PNG.length - 12))) {
+    assert.equal(e.code, 'IMAGE_INVALID');
+    assert.match(e.message, /PNG data is truncated: the file ends after \d+ bytes, before its IEND chunk/);
+  }
+  await assert.rejects(checkImageBytes(PNG.subarray(0, PNG.length - 12), DEFAULT_LIMITS), /PNG data is truncated/);
+  await assert.rejects(checkImageBytes(PNG.subarray(0, 100), DEFAULT_LIMITS), /PNG data is truncated: its IDAT chunk/);
+});
+
+test('a JPEG cut before its image data is IMAGE_INVALID "truncated" (the image output no longer crashes on it)', async () => {
+  for (const cut of [160, 200, 305]) {
+    for (const e of await failures(JPEG.subarray(0, cut))) {
+      assert.equal(e.code, 'IMAGE_INVALID');
+      assert.match(e.message, /JPEG data is truncated: the file ends after \d+ bytes, before its image data/);
+    }
+  }
+  // Cut inside its image data: drawn as far as it goes, as before.
+  const partial = JPEG.subarray(0, 400);
+  assert.equal((await checkImageBytes(partial, DEFAULT_LIMITS)).type, 'jpeg');
+  assert.ok((await renderImage({ content: [{ image: SRC }] }, {}, { images: new Map([[SRC, partial]]), format: 'png' })).image.length > 0);
+});
+
+test('an SVG whose width or viewBox no PDF can draw is LIMIT_EXCEEDED naming it; a world map in metres still draws', async () => {
+  const wide = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1e308" height="10"><rect width="10" height="10"/></svg>');
+  for (const e of await failures(wide)) {
+    assert.equal(e.code, 'LIMIT_EXCEEDED');
+    assert.match(e.message, /SVG width "1e308" exceeds 1,000,000 pt/);
+  }
+  const box = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" viewBox="0 0 1e30 10"/>');
+  for (const e of await failures(box)) assert.match(e.message, /SVG viewBox "0 0 1e30 10" has a number past 1,000,000,000/);
+  const map = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="400" viewBox="-20037508 -20037508 40075016 40075016"><circle r="6000000" fill="teal"/></svg>');
+  const r = await renderPdf({ content: [{ image: SRC }] }, {}, { images: new Map([[SRC, map]]) });
+  assert.equal(r.pages, 1);
+});
+
+test('images within the limits pass checkImageBytes with their type and size', async () => {
+  assert.deepEqual(await checkImageBytes(PNG, DEFAULT_LIMITS), { type: 'png', width: 40, height: 30 });
+  assert.deepEqual(await checkImageBytes(JPEG, DEFAULT_LIMITS), { type: 'jpeg', width: 16, height: 16 });
+  const svg = await checkImageBytes(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="10mm"/>'), DEFAULT_LIMITS);
+  assert.deepEqual([svg.type, Math.round(svg.width * 100) / 100, Math.round(svg.height * 100) / 100], ['svg', 56.69, 28.35]);
+});
