@@ -86,12 +86,63 @@ export function validationError(errors: FieldError[]): ApiError {
   return new ApiError(400, 'VALIDATION_ERROR', detail, { errors });
 }
 
+/** A field path as errors name it: `expiration`, `data.items[0].name`. */
+export function fieldPath(segments: readonly PropertyKey[]): string {
+  return segments.map((p, n) => (typeof p === 'number' ? `[${p}]` : n === 0 ? String(p) : `.${String(p)}`)).join('');
+}
+
 /** Field faults of a zod error, with paths such as `expiration` or `data.items[0]`. */
 export function fieldErrors(error: ZodError): FieldError[] {
-  return error.issues.map((i) => ({
-    path: i.path.map((p, n) => (typeof p === 'number' ? `[${p}]` : n === 0 ? String(p) : `.${String(p)}`)).join(''),
-    message: i.message,
-  }));
+  return error.issues.map((i) => ({ path: fieldPath(i.path), message: i.message }));
+}
+
+/** An unpaired surrogate: with the `u` flag a pair is one code point, so only a lone half is in Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function loneSurrogateMessage(s: string, what: string): string | undefined {
+  const lone = LONE_SURROGATE.exec(s);
+  if (!lone) return undefined;
+  const unit = s.charCodeAt(lone.index).toString(16);
+  return `${what} holds an unpaired UTF-16 surrogate (\\u${unit} at character ${lone.index + 1}), which is not a Unicode character: send text as valid Unicode (a character above U+FFFF as a surrogate pair, or as UTF-8 bytes)`;
+}
+
+/**
+ * Faults for every string (value or key) of a parsed JSON body that holds an unpaired UTF-16
+ * surrogate (JSON's `"\ud800"` escape alone): such a string cannot be stored or rendered as
+ * text (UTF-8 has no encoding for it; it would turn into U+FFFD). At most `max` faults; the walk
+ * is iterative, so a deeply nested body cannot exhaust the stack.
+ */
+export function loneSurrogateErrors(body: unknown, max = 100): FieldError[] {
+  interface At {
+    value: unknown;
+    parent: At | undefined;
+    key: string | number | undefined;
+  }
+  const pathOf = (at: At | undefined): string => {
+    const segments: (string | number)[] = [];
+    for (let a = at; a?.key !== undefined; a = a.parent) segments.push(a.key);
+    return fieldPath(segments.reverse());
+  };
+  const errors: FieldError[] = [];
+  const stack: At[] = [{ value: body, parent: undefined, key: undefined }];
+  while (stack.length > 0 && errors.length < max) {
+    const at = stack.pop()!;
+    const { value } = at;
+    if (typeof value === 'string') {
+      const message = loneSurrogateMessage(value, 'the text');
+      if (message) errors.push({ path: pathOf(at), message });
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: at, key: i });
+    } else if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value);
+      for (const key of keys) {
+        const message = loneSurrogateMessage(key, `the key ${JSON.stringify(key)}`);
+        if (message) errors.push({ path: pathOf(at), message });
+      }
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (value as Record<string, unknown>)[keys[i]], parent: at, key: keys[i] });
+    }
+  }
+  return errors.slice(0, max);
 }
 
 /** Hono's onError: ApiError as JSON; anything unexpected as 500 INTERNAL_ERROR (logged, not leaked). */

@@ -1,0 +1,56 @@
+/**
+ * What the HTTP layer takes from a request before any route sees it, on a real server: strings
+ * that are not Unicode text (a lone UTF-16 surrogate sent as a JSON escape), list queries' numbers,
+ * unknown body fields, and compressed request bodies.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { expectValidationError, rawRows } from '../helpers/api.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let s: TestServer;
+let team: { teamId: string; apiKey: string };
+let tpl: string;
+
+before(async () => {
+  s = await startTestServer();
+  team = await s.team(100);
+  tpl = await s.template(team.teamId, { content: [{ text: 'Hello {{name}}' }] });
+});
+after(async () => {
+  await s.close();
+});
+
+describe('lone UTF-16 surrogates', () => {
+  test('a template name with a lone surrogate is refused naming `name`, and nothing is stored', async () => {
+    // Raw JSON text: the escape \ud800 alone, as a client's JSON.stringify writes a broken string.
+    const res = await s.api('POST', '/v1/templates', team.apiKey, '{"name": "a\\ud800b", "type": "image", "definition": {}}');
+    const body = await expectValidationError(res, 'name');
+    assert.match(body.errors![0].message, /unpaired UTF-16 surrogate \(\\ud800 at character 2\)/);
+    const list = (await (await s.api('GET', '/v1/templates', team.apiKey)).json()) as { templates: { name: string }[] };
+    assert.ok(!list.templates.some((t) => t.name.startsWith('a') && t.name.endsWith('b')), `nothing stored: ${JSON.stringify(list.templates)}`);
+  });
+
+  test('every string of a body is covered: deep in a definition, in data, a low half alone, a key', async () => {
+    const definition = '{"content": [{"text": "ok"}, {"text": "x\\udc00"}]}';
+    await expectValidationError(await s.api('POST', '/v1/templates', team.apiKey, `{"name": "n", "type": "pdf", "definition": ${definition}}`), 'definition.content[1].text');
+    // An async job stores its data: refused before any credit moves.
+    const asyncRes = await s.api('POST', '/v1/pdf/create-async', team.apiKey, `{"template_id": "${tpl}", "data": {"items": [{"name": "\\ud83d"}]}}`);
+    await expectValidationError(asyncRes, 'data.items[0].name');
+    assert.equal((await rawRows(s.server.services.db, 'jobs', 'team_id', team.teamId)).length, 0, 'no job stored');
+    const keyRes = await s.api('POST', '/v1/pdf/create', team.apiKey, `{"template_id": "${tpl}", "data": {"a\\udfffb": 1}}`);
+    const keyBody = await expectValidationError(keyRes, 'data');
+    assert.match(keyBody.errors![0].message, /the key "a\\udfffb" holds an unpaired UTF-16 surrogate/);
+    // A body with other faults too: every fault is listed.
+    const both = await s.api('POST', '/v1/pdf/create', team.apiKey, `{"template_id": "${tpl}", "data": {}, "filename": "\\ud800", "expiration": 1}`);
+    const bothBody = await expectValidationError(both, 'filename');
+    assert.ok(bothBody.errors!.some((e) => e.path === 'expiration'), JSON.stringify(bothBody.errors));
+    assert.ok(bothBody.errors!.some((e) => e.path === 'filename' && /surrogate/.test(e.message)), JSON.stringify(bothBody.errors));
+  });
+
+  test('a surrogate pair, escaped or as UTF-8, is text and goes through', async () => {
+    const res = await s.api('POST', '/v1/templates', team.apiKey, '{"name": "smile \\ud83d\\ude00 😀", "type": "image", "definition": {}}');
+    assert.equal(res.status, 201, await res.clone().text());
+    assert.equal(((await res.json()) as { name: string }).name, 'smile 😀 😀');
+  });
+});
