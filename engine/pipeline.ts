@@ -23,7 +23,7 @@
 import { DEFAULT_LIMITS, RenderError, type Limits } from './errors.ts';
 import { bindMetadata, bindNodes, type BindNodesOptions } from './template/bind.ts';
 import { dataFaults } from './template/data-check.ts';
-import { warnMissing } from './template/missing.ts';
+import { warnMissing, warnUnformatted } from './template/missing.ts';
 import type { Template } from './template/types.ts';
 import type { FontLibrary } from './text/fonts.ts';
 import { WarningSink, type RenderWarning } from './warnings.ts';
@@ -87,6 +87,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   const measure: MeasureContext = { budget, warnings, page: pageFrame(template) };
   const bind: BindNodesOptions = { now: opts.now, language: opts.language, maxNodes: opts.limits.maxNodes, maxDepth: opts.limits.maxDepth, maxDataScan: opts.limits.maxDataScan };
   const missing = warnMissing(warnings);
+  const unformatted = warnUnformatted(warnings);
   const frame = pageFrame(template);
   const bands: BandContext = { template, data, bind, root: rootStyle(template.font, opts.fonts.defaultFamily), prepare, measure, frame };
   const area = contentArea(bands);
@@ -96,7 +97,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   // tree (about 6 MB of heap) and measured boxes (5 MB) would otherwise stay live while its pages
   // are cut and its bands placed.
   // bind
-  let bound: BoundNode[] | null = bindNodes(template.content, data, { ...bind, path: 'content', missing });
+  let bound: BoundNode[] | null = bindNodes(template.content, data, { ...bind, path: 'content', missing, unformatted });
   // headings (ids given to those without one) and tables of contents: the content is laid out
   // with stand-in page numbers, then again with the pages its headings fell on (at most twice
   // more, until they stay put), each trial with its own budget and warnings.
@@ -144,7 +145,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
     if (!anchors.has(link.id)) warnings.add('LINK_UNRESOLVED', `no node has the id "${link.id}": drawn without the link`, link.path);
   }
   // bands
-  const pages = placeBands(bands, area, bodies, missing);
+  const pages = placeBands(bands, area, bodies, { missing, unformatted });
   return { pages, warnings: warnings.list() };
 }
 
@@ -259,7 +260,7 @@ function layOutForOutput(template: Template, data: unknown, options: PipelineOpt
   }
   const warnings = new WarningSink();
   // bind (metadata; the content is bound in layoutDocument)
-  const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language, missing: warnMissing(warnings), maxDataScan: limits.maxDataScan });
+  const meta = bindMetadata(template.metadata, data ?? {}, { now, language: template.metadata?.language, missing: warnMissing(warnings), unformatted: warnUnformatted(warnings), maxDataScan: limits.maxDataScan });
   if (pdfUa && !meta.title) throw new RenderError('TEMPLATE_INVALID', 'PDF/UA needs a document title: set metadata.title (it is shown instead of the file name)', 'metadata.title');
   if (pdfUa && !meta.language) throw new RenderError('TEMPLATE_INVALID', 'PDF/UA needs the document\'s language: set metadata.language (a BCP 47 tag such as "en")', 'metadata.language');
   const root = pdf && (pdfUa || template.tagged !== false) ? structNode('Document', null) : undefined;

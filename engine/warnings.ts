@@ -8,6 +8,8 @@
 export type RenderWarningCode =
   /** A placeholder (or an `each`) reads a data path that the data does not have; it rendered empty. */
   | 'DATA_MISSING'
+  /** A value a formatting filter cannot format (text to `number`, no date to `date`: printed as it is), or an object or array where text goes (printed as nothing). */
+  | 'DATA_UNFORMATTED'
   /** A character that no font of its stack has; drawn as the first font's missing glyph. */
   | 'GLYPH_MISSING'
   /** An image, QR code or barcode larger than the room it has; drawn smaller, aspect kept. */
@@ -26,7 +28,7 @@ export type RenderWarningCode =
   | 'LINK_UNRESOLVED';
 
 /** Every {@link RenderWarningCode}, for documentation checks (the compiler checks the list is whole). */
-export const RENDER_WARNING_CODES = ['DATA_MISSING', 'GLYPH_MISSING', 'IMAGE_CLAMPED', 'WIDTH_CLAMPED', 'BOX_CLAMPED', 'CONTENT_CLIPPED', 'SHRINK_FAILED', 'CONTENT_OVERFLOW', 'LINK_UNRESOLVED'] as const satisfies readonly RenderWarningCode[];
+export const RENDER_WARNING_CODES = ['DATA_MISSING', 'DATA_UNFORMATTED', 'GLYPH_MISSING', 'IMAGE_CLAMPED', 'WIDTH_CLAMPED', 'BOX_CLAMPED', 'CONTENT_CLIPPED', 'SHRINK_FAILED', 'CONTENT_OVERFLOW', 'LINK_UNRESOLVED'] as const satisfies readonly RenderWarningCode[];
 const everyWarningCodeListed: [Exclude<RenderWarningCode, (typeof RENDER_WARNING_CODES)[number]>] extends [never] ? true : never = true;
 void everyWarningCodeListed;
 

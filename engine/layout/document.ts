@@ -5,7 +5,7 @@
  */
 import { RenderError } from '../errors.ts';
 import { bindNodes, type BindNodesOptions } from '../template/bind.ts';
-import type { MissingReporter } from '../template/missing.ts';
+import type { DataReporters } from '../template/missing.ts';
 import { BOUNDS } from '../template/bounds.ts';
 import { marginRoomFault, MIN_REGION, pageDimensions, pageMargin } from '../template/page.ts';
 import type { BoundNode, Node, PageContext, Template, WatermarkSpec } from '../template/types.ts';
@@ -57,12 +57,13 @@ const MEASURE_PAGE: PageContext = { page: 8888, pages: 8888 };
 
 /**
  * One band bound for `page`, prepared and measured (the background at the full page width and
- * height, header and footer inside the margins); data it lacks is told to `missing`.
+ * height, header and footer inside the margins); data it lacks, or cannot format, is told to
+ * `report`, when given.
  */
-export function bandBoxes(b: BandContext, name: BandName, page: PageContext, missing?: MissingReporter): Box[] {
+export function bandBoxes(b: BandContext, name: BandName, page: PageContext, report?: DataReporters): Box[] {
   const nodes: Node[] | undefined = b.template[name];
   if (!nodes || nodes.length === 0) return [];
-  const bound = bindNodes(nodes, b.data, { ...b.bind, page, path: name, missing });
+  const bound = bindNodes(nodes, b.data, { ...b.bind, page, path: name, missing: report?.missing, unformatted: report?.unformatted });
   const background = name === 'background';
   return measureAll(prepareNodes(bound, b.root, b.prepare, name), background ? b.frame.width : b.frame.contentWidth, b.measure, background ? b.frame.height : b.frame.bodyHeight);
 }
@@ -103,9 +104,10 @@ export function contentArea(b: BandContext): ContentArea {
 
 /**
  * The pages: each page's content items between its background and header (under) and its footer,
- * the bands bound with that page's number. Data the bands lack is reported once, on page 1.
+ * the bands bound with that page's number. Data the bands lack (or cannot format) is reported
+ * once, on page 1.
  */
-export function placeBands(b: BandContext, area: ContentArea, bodies: readonly DrawItem[][], missing: MissingReporter): Page[] {
+export function placeBands(b: BandContext, area: ContentArea, bodies: readonly DrawItem[][], reporters: DataReporters): Page[] {
   const { width, height, margin } = b.frame;
   const pages = bodies.length;
   const wm = b.template.watermark;
@@ -114,7 +116,7 @@ export function placeBands(b: BandContext, area: ContentArea, bodies: readonly D
   const mark: DrawItem | null = art && wm ? { kind: 'group', matrix: watermarkMatrix(art, width, height, wm.rotate), opacity: (wm.opacity ?? WATERMARK_OPACITY) < 1 ? wm.opacity ?? WATERMARK_OPACITY : null, items: art.items, tag: ARTIFACT } : null;
   return bodies.map((items, i) => {
     const page = { page: i + 1, pages };
-    const report = i === 0 ? missing : undefined;
+    const report = i === 0 ? reporters : undefined;
     const all: DrawItem[] = [];
     placeBand(bandBoxes(b, 'background', page, report), 0, 0, height, all, b);
     if (mark && wm?.layer !== 'front') all.push(mark);

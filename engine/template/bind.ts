@@ -53,7 +53,7 @@ import type {
 import { evaluateCondition } from './conditions.ts';
 import { bindColorText, bindImageSource, eachItems } from './data-faults.ts';
 import { DataScanBudget } from './data-scan.ts';
-import type { MissingReporter } from './missing.ts';
+import type { MissingReporter, UnformattedReporter } from './missing.ts';
 import { resolveLocale } from './filters.ts';
 import { createScope, enterLoop, type Scope } from './path.ts';
 import { hasPlaceholder, isDangerousKey, type PathSegment } from './placeholders.ts';
@@ -71,6 +71,8 @@ export interface BindNodesOptions extends BindOptions {
   path?: string;
   /** Told of every placeholder and `each` that reads data the data does not have (missing.ts). */
   missing?: MissingReporter;
+  /** Told of every placeholder value that could not be made into the text asked for (missing.ts). */
+  unformatted?: UnformattedReporter;
 }
 
 interface Ctx {
@@ -554,7 +556,7 @@ export function bindNodes(nodes: readonly Node[], data: unknown, opts: BindNodes
   };
   const out: BoundNode[] = [];
   const scan = new DataScanBudget(opts.maxDataScan ?? DEFAULT_LIMITS.maxDataScan);
-  bindList(nodes, createScope(data, { now: opts.now, page: opts.page, scan }), ctx, opts.path ?? 'content', 1, out);
+  bindList(nodes, createScope(data, { now: opts.now, page: opts.page, scan, unformatted: opts.unformatted }), ctx, opts.path ?? 'content', 1, out);
   return out;
 }
 
@@ -581,10 +583,10 @@ export function bindValue(s: string, scope: Scope, opts: Pick<BindOptions, 'lang
  * filters (else `opts.language`, else "en"); an empty bound field is dropped; placeholders the data
  * lacks are told to `opts.missing`. Returns a new object.
  */
-export function bindMetadata(meta: Metadata | undefined, data: unknown, opts: BindOptions & { missing?: MissingReporter; maxDataScan?: number }): Metadata {
+export function bindMetadata(meta: Metadata | undefined, data: unknown, opts: BindOptions & { missing?: MissingReporter; unformatted?: UnformattedReporter; maxDataScan?: number }): Metadata {
   const out: Metadata = {};
   if (meta === undefined) return out;
-  const scope = createScope(data, { now: opts.now, page: opts.page, scan: new DataScanBudget(opts.maxDataScan ?? DEFAULT_LIMITS.maxDataScan) });
+  const scope = createScope(data, { now: opts.now, page: opts.page, scan: new DataScanBudget(opts.maxDataScan ?? DEFAULT_LIMITS.maxDataScan), unformatted: opts.unformatted });
   const missing = opts.missing ?? null;
   let locale = resolveLocale(opts.language);
   if (typeof meta.language === 'string') {

@@ -525,6 +525,24 @@ export function formatDate(value: unknown, locale: string, pattern?: string): un
 // ---------------------------------------------------------------------------------------------
 // Filters
 
+/**
+ * Whether a formatting filter cannot format `value`, which it then passes through unchanged:
+ * `number` and `currency` given anything but a number or numeric string, `date` given anything
+ * that is no date. A blank value (missing, null, "") is no fault here: it prints empty.
+ */
+export function cannotFormat(call: FilterCall, value: unknown): boolean {
+  if (isBlank(value)) return false;
+  switch (call.name) {
+    case 'number':
+    case 'currency':
+      return toNumber(value) === null;
+    case 'date':
+      return dateFields(value) === null;
+    default:
+      return false;
+  }
+}
+
 /** True for a value `default` replaces: missing (undefined), null or "". DESIGN §5. */
 export function isBlank(value: unknown): boolean {
   return value === undefined || value === null || value === '';

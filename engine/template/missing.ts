@@ -9,8 +9,8 @@
  */
 import type { WarningSink } from '../warnings.ts';
 import { dataPathOf, type Scope } from './path.ts';
-import type { DataPath } from './placeholders.ts';
-import { formatPath } from './schema.ts';
+import type { DataPath, Placeholder } from './placeholders.ts';
+import { describeValue, formatPath } from './schema.ts';
 
 /**
  * Told of each missing read: the path read, the scope it was read in, the template path of the
@@ -39,4 +39,37 @@ export function warnMissing(sink: WarningSink): MissingReporter {
       : `no value at ${place}: "{{${path.text}}}" rendered empty`;
     sink.add('DATA_MISSING', message, templatePath, key, 'items');
   };
+}
+
+/**
+ * Told of a placeholder value that could not be made into the text asked for: `filter` is the
+ * formatting filter (`number`, `currency`, `date`) that had to pass the value through unchanged,
+ * or null for an object or array printed where text goes (it prints nothing).
+ */
+export type UnformattedReporter = (placeholder: Placeholder, value: unknown, filter: string | null, scope: Scope, templatePath: string) => void;
+
+/**
+ * A reporter that records DATA_UNFORMATTED warnings, one per template path, data path shape and
+ * filter, counting the loop items that repeat it (as DATA_MISSING).
+ */
+export function warnUnformatted(sink: WarningSink): UnformattedReporter {
+  return (placeholder, value, filter, scope, templatePath) => {
+    const place = missingPlace(placeholder.path, scope);
+    const key = `DATA_UNFORMATTED\u0000${templatePath}\u0000${place.replace(/\[\d+\]/g, '[]')}\u0000${filter ?? ''}`;
+    if (sink.has(key)) return sink.again(key);
+    const written = `"{{${placeholder.path.text}${filter === null ? '' : ` | ${filter}`}}}"`;
+    const message =
+      filter === null
+        ? `${place} is ${describeValue(value)}, which has no text: ${written} printed nothing`
+        : filter === 'date'
+          ? `${place} is ${describeValue(value)}, not a date (ISO 8601 text or epoch milliseconds): ${written} printed it as it is`
+          : `${place} is ${describeValue(value)}, not a number: ${written} printed it as it is`;
+    sink.add('DATA_UNFORMATTED', message, templatePath, key, 'items');
+  };
+}
+
+/** Both reporters of a render, handed on together where data is bound (a page's bands). */
+export interface DataReporters {
+  readonly missing: MissingReporter;
+  readonly unformatted: UnformattedReporter;
 }

@@ -9,6 +9,7 @@
 import { RenderError } from '../errors.ts';
 import type { PageContext } from './types.ts';
 import type { DataScanBudget } from './data-scan.ts';
+import type { UnformattedReporter } from './missing.ts';
 import { isDangerousKey, parsePath, type DataPath, type PathSegment } from './placeholders.ts';
 
 /** One `each` level: the alias, the current item and its 0-based index. */
@@ -37,11 +38,13 @@ export interface Scope {
   readonly now?: Date;
   /** What filters and comparisons in this scope may still go through (data-scan.ts); unset: no limit. */
   readonly scan?: DataScanBudget;
+  /** Told of values that could not be made into the text asked for (missing.ts); unset: not told. */
+  readonly unformatted?: UnformattedReporter;
 }
 
 /** A scope over root data, with optional `$now`, page context and data-scan budget. DESIGN §5. */
-export function createScope(data: unknown, opts: { now?: Date; page?: PageContext; scan?: DataScanBudget } = {}): Scope {
-  return { data, loop: null, page: opts.page, now: opts.now, scan: opts.scan };
+export function createScope(data: unknown, opts: { now?: Date; page?: PageContext; scan?: DataScanBudget; unformatted?: UnformattedReporter } = {}): Scope {
+  return { data, loop: null, page: opts.page, now: opts.now, scan: opts.scan, unformatted: opts.unformatted };
 }
 
 /**
@@ -49,7 +52,7 @@ export function createScope(data: unknown, opts: { now?: Date; page?: PageContex
  * is where the loop's array is in the data (see {@link dataPathOf}), when known. DESIGN §5.
  */
 export function enterLoop(scope: Scope, alias: string, value: unknown, index: number, arrayPath: readonly PathSegment[] | null = null): Scope {
-  return { data: scope.data, loop: { alias, value, index, parent: scope.loop, arrayPath }, page: scope.page, now: scope.now, scan: scope.scan };
+  return { data: scope.data, loop: { alias, value, index, parent: scope.loop, arrayPath }, page: scope.page, now: scope.now, scan: scope.scan, unformatted: scope.unformatted };
 }
 
 /**

@@ -3,8 +3,8 @@
  * filters. The node-level rules live in bind.ts; this module is shared with conditions.ts.
  */
 import { RenderError } from '../errors.ts';
-import { scanLength, type DataScanBudget } from './data-scan.ts';
-import { applyFilter, applyFilters, toText, type FilterCall } from './filters.ts';
+import { scanLength } from './data-scan.ts';
+import { applyFilter, applyFilters, cannotFormat, toText } from './filters.ts';
 import type { MissingReporter } from './missing.ts';
 import { resolvePath, type Scope } from './path.ts';
 import { hasPlaceholder, parseString, type Placeholder } from './placeholders.ts';
@@ -17,26 +17,34 @@ export function placeholderValue(p: Placeholder, scope: Scope, locale: string, m
   const value = resolvePath(p.path, scope);
   if (value === undefined && missing && countsAsMissing(p)) missing(p.path, scope, templatePath, false);
   if (p.filters.length === 0) return value;
-  if (scope.scan === undefined) return applyFilters(p.filters, value, locale);
-  return applyFiltersScanned(p.filters, value, locale, scope.scan, templatePath);
+  if (scope.scan === undefined && scope.unformatted === undefined) return applyFilters(p.filters, value, locale);
+  return applyFiltersWatched(p, value, locale, scope, templatePath);
 }
 
 /**
- * The filters applied one by one, each one's input counted against `scan` before it runs and its
- * output after (`default` only hands a value on, so it counts nothing).
+ * The filters applied one by one, each one's input counted against the scope's scan budget
+ * before it runs and its output after (`default` only hands a value on, so it counts nothing),
+ * and a value a formatting filter cannot format told to the scope's `unformatted`.
  */
-function applyFiltersScanned(calls: readonly FilterCall[], value: unknown, locale: string, scan: DataScanBudget, templatePath: string): unknown {
+function applyFiltersWatched(p: Placeholder, value: unknown, locale: string, scope: Scope, templatePath: string): unknown {
+  const scan = scope.scan;
   let v = value;
-  for (const call of calls) {
+  for (const call of p.filters) {
     if (call.name === 'default') {
       v = applyFilter(call, v, locale);
       continue;
     }
-    scan.spend(scanLength(v), templatePath);
+    if (scope.unformatted !== undefined && cannotFormat(call, v)) scope.unformatted(p, v, call.name, scope, templatePath);
+    scan?.spend(scanLength(v), templatePath);
     v = applyFilter(call, v, locale);
-    scan.spend(scanLength(v), templatePath);
+    scan?.spend(scanLength(v), templatePath);
   }
   return v;
+}
+
+/** Tells the scope's `unformatted` of an object or array about to print as nothing. */
+function watchText(value: unknown, p: Placeholder, scope: Scope, templatePath: string): void {
+  if (typeof value === 'object' && value !== null && !(value instanceof Date)) scope.unformatted!(p, value, null, scope, templatePath);
 }
 
 /** Whether a missing value of this placeholder counts (not a `$` built-in, no `default` filter). */
@@ -68,6 +76,7 @@ export function bindTextIn(s: string, scope: Scope, locale: string, missing?: Mi
   if (parsed.single !== null) {
     const value = placeholderValue(parsed.single, scope, locale, missing, templatePath);
     if (check !== undefined) check(value, parsed.single, true);
+    if (scope.unformatted !== undefined) watchText(value, parsed.single, scope, templatePath);
     return toText(value);
   }
   let out = '';
@@ -78,6 +87,7 @@ export function bindTextIn(s: string, scope: Scope, locale: string, missing?: Mi
     else {
       const value = placeholderValue(part, scope, locale, missing, templatePath);
       if (check !== undefined) check(value, part, false);
+      if (scope.unformatted !== undefined) watchText(value, part, scope, templatePath);
       piece = toText(value);
     }
     if (out.length + piece.length > MAX_BOUND_STRING) {

@@ -16,10 +16,65 @@ export const jsonObject = z
   .custom<Record<string, unknown>>((v) => isPlainObject(v), { message: 'must be a JSON object' })
   .openapi({ type: 'object', additionalProperties: true });
 
-/** limit/offset paging (DESIGN §4): limit 1..100 (default 20), offset >= 0. */
+/**
+ * A query parameter given at most once: its one value, or a fault naming it when it is repeated
+ * (`?limit=1&limit=2` reaches the validator as an array).
+ */
+function once(name: string, value: string | string[], ctx: z.RefinementCtx): string | undefined {
+  if (!Array.isArray(value)) return value;
+  ctx.addIssue({ code: 'custom', message: `the query parameter ${name} is given ${value.length} times: give it once` });
+  return undefined;
+}
+
+/**
+ * A whole-number query parameter: decimal digits only (no sign, spaces, hex, exponent or
+ * fraction, which Number() would take), from `min` to `max` (default: no upper bound but
+ * Number.MAX_SAFE_INTEGER), `fallback` when absent.
+ */
+export function queryInteger(name: string, opts: { min: number; max?: number; fallback: number }) {
+  const { min, fallback } = opts;
+  const max = opts.max ?? Number.MAX_SAFE_INTEGER;
+  const range = opts.max === undefined ? `${min} or more` : `from ${min} to ${max}`;
+  return z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((raw, ctx): number => {
+      if (raw === undefined) return fallback;
+      const value = once(name, raw, ctx);
+      if (value === undefined) return z.NEVER;
+      const n = /^[0-9]+$/.test(value) ? Number(value) : NaN;
+      if (!(n >= min && n <= max)) {
+        const why = Number.isNaN(n) ? 'written in decimal digits only' : opts.max === undefined ? `at most ${max}` : 'in that range';
+        ctx.addIssue({ code: 'custom', message: `${name} must be a whole number ${range} (${why}), got ${JSON.stringify(value)}` });
+        return z.NEVER;
+      }
+      return n;
+    })
+    .openapi({ type: 'integer', minimum: min, ...(opts.max === undefined ? {} : { maximum: max }), default: fallback, example: fallback });
+}
+
+/** A query parameter that is one of `values`, given at most once. */
+export function queryEnum<const T extends readonly [string, ...string[]]>(name: string, values: T) {
+  const one = z.enum(values);
+  return z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((raw, ctx): T[number] | undefined => {
+      if (raw === undefined) return undefined;
+      const value = once(name, raw, ctx);
+      if (value === undefined) return z.NEVER;
+      const parsed = one.safeParse(value);
+      if (parsed.success) return parsed.data;
+      ctx.addIssue({ code: 'custom', message: `${name} must be one of ${values.join(', ')}, got ${JSON.stringify(value)}` });
+      return z.NEVER;
+    })
+    .openapi({ type: 'string', enum: [...values] });
+}
+
+/** limit/offset paging (DESIGN §4): limit 1..100 (default 20), offset >= 0, each a plain decimal integer given once. */
 export const pageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ example: 20 }),
-  offset: z.coerce.number().int().min(0).default(0).openapi({ example: 0 }),
+  limit: queryInteger('limit', { min: 1, max: 100, fallback: 20 }),
+  offset: queryInteger('offset', { min: 0, fallback: 0 }),
 });
 
 export const errorBody = z

@@ -1,6 +1,6 @@
 /** Schemas of queued generation (spec §2.2, §2.4, §2.5, §2.6, §4.4). */
 import { z } from '@hono/zod-openapi';
-import { pageOf, pageQuery } from './common.ts';
+import { pageOf, pageQuery, queryEnum } from './common.ts';
 import { imagePage, imageScale } from './image.ts';
 import { createPdfBody, renderWarning } from './pdf.ts';
 
@@ -66,6 +66,6 @@ export const jobRecord = z
   })
   .openapi('PdfJob');
 
-export const jobListQuery = pageQuery.extend({ status: z.enum(JOB_STATUSES).optional() });
+export const jobListQuery = pageQuery.extend({ status: queryEnum('status', JOB_STATUSES) });
 
 export const jobList = pageOf('jobs', jobRecord, 'newest first', 'PdfJobList');

@@ -54,3 +54,45 @@ describe('lone UTF-16 surrogates', () => {
     assert.equal(((await res.json()) as { name: string }).name, 'smile 😀 😀');
   });
 });
+
+describe('numbers in list queries', () => {
+  const lists = ['/v1/pdf/jobs', '/v1/templates', '/v1/account/transactions', '/v1/assets'];
+
+  test('limit and offset are plain decimal integers: hex, spaces, exponents, fractions and signs are refused', async () => {
+    for (const list of lists) {
+      for (const [query, path] of [
+        ['limit=0x10', 'limit'],
+        ['limit=%2010%20', 'limit'],
+        ['limit=1e1', 'limit'],
+        ['limit=10.0', 'limit'],
+        ['limit=%2B5', 'limit'],
+        ['limit=', 'limit'],
+        ['limit=0', 'limit'],
+        ['limit=101', 'limit'],
+        ['offset=-0', 'offset'],
+        ['offset=0x1', 'offset'],
+        ['offset=9007199254740992', 'offset'],
+      ] as const) {
+        const body = await expectValidationError(await s.api('GET', `${list}?${query}`, team.apiKey), path);
+        const fault = body.errors!.find((e) => e.path === path)!;
+        assert.match(fault.message, new RegExp(`^${path} must be a whole number`), `${list}?${query}: ${fault.message}`);
+      }
+      const ok = await s.api('GET', `${list}?limit=5&offset=0`, team.apiKey);
+      assert.equal(ok.status, 200, `${list}: ${await ok.clone().text()}`);
+      const page = (await ok.json()) as { limit: number; offset: number };
+      assert.deepEqual([page.limit, page.offset], [5, 0]);
+    }
+  });
+
+  test('a repeated parameter is refused with a message naming it', async () => {
+    for (const list of lists) {
+      const body = await expectValidationError(await s.api('GET', `${list}?limit=1&limit=2`, team.apiKey), 'limit');
+      assert.equal(body.errors![0].message, 'the query parameter limit is given 2 times: give it once');
+      await expectValidationError(await s.api('GET', `${list}?offset=1&offset=1`, team.apiKey), 'offset');
+    }
+    const status = await expectValidationError(await s.api('GET', '/v1/pdf/jobs?status=failed&status=completed', team.apiKey), 'status');
+    assert.equal(status.errors![0].message, 'the query parameter status is given 2 times: give it once');
+    const unknown = await expectValidationError(await s.api('GET', '/v1/pdf/jobs?status=done', team.apiKey), 'status');
+    assert.match(unknown.errors![0].message, /^status must be one of pending, processing, completed, failed/);
+  });
+});

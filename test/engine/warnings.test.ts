@@ -185,3 +185,43 @@ test('CONTENT_OVERFLOW is not reported where text fits: broken long words, fixed
   });
   assert.deepEqual(w.map((x) => x.code), ['CONTENT_CLIPPED']);
 });
+
+test('DATA_UNFORMATTED: text given to number or currency, no date given to date (printed as it is), an object where text goes (printed as nothing)', async () => {
+  const definition = {
+    metadata: { title: 'Due {{due | date}}' },
+    header: [{ text: 'Page total {{pageTotal | number}}' }],
+    content: [
+      { text: 'Dear {{customer}},' },
+      { each: 'items', as: 'it', content: [{ text: '{{it.name}}: {{it.price | currency:"EUR"}}' }] },
+      { text: 'Fine: {{ok | number:2}} {{okText | number}} {{when | date:"yyyy"}} {{epoch | date:"yyyy"}} {{nothing | number | default:"-"}} {{empty | currency}} {{nil | date}}' },
+      { text: 'x\n'.repeat(120) },
+    ],
+  };
+  const data = {
+    due: 'soon',
+    pageTotal: 'n/a',
+    customer: { name: 'Ada' },
+    items: [{ name: 'a', price: 'free' }, { name: 'b', price: 2 }, { name: 'c', price: 'TBD' }],
+    ok: 3,
+    okText: ' 12.5 ',
+    when: '2026-01-02',
+    epoch: 0,
+    empty: '',
+    nil: null,
+  };
+  const r = await renderPdf(definition, data, { now: NOW });
+  assert.ok(r.pages > 1);
+  assert.deepEqual(
+    r.warnings.filter((w) => w.code !== 'DATA_MISSING').map((w) => [w.code, w.path, w.message]),
+    [
+      ['DATA_UNFORMATTED', 'metadata.title', 'data.due is the string "soon", not a date (ISO 8601 text or epoch milliseconds): "{{due | date}}" printed it as it is'],
+      ['DATA_UNFORMATTED', 'content[0].text', 'data.customer is an object, which has no text: "{{customer}}" printed nothing'],
+      ['DATA_UNFORMATTED', 'content[1].content[0].text', 'data.items[0].price is the string "free", not a number: "{{it.price | currency}}" printed it as it is (and 1 more items)'],
+      ['DATA_UNFORMATTED', 'header[0].text', 'data.pageTotal is the string "n/a", not a number: "{{pageTotal | number}}" printed it as it is'],
+    ],
+  );
+  const text = (await readPdf(r.pdf)).pages.map((p) => p.text).join('\n');
+  assert.match(text, /a: free/);
+  assert.match(text, /b: €2\.00/);
+  assert.match(text, /Fine: 3\.00 12\.5 2026 1970 -/);
+});
