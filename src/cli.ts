@@ -3,7 +3,7 @@
  * With --json a command prints exactly one JSON object on stdout; errors go to stderr, exit 1.
  */
 import { mkdirSync, readFileSync, statSync, watch, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, extname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BUNDLED_FONT_DIR, FontLibrary, imageSources, PDF_VARIANTS, renderImage, renderPdf, RenderError, type ImageFormat, type PdfVariant } from '../engine/index.ts';
 import { ImageFetchError, ImageFetcher } from './services/image-fetch.ts';
@@ -52,7 +52,7 @@ interface RenderJob {
   pdfUa?: boolean;
   /** --no-tags: an untagged PDF (the template's "tagged": false). */
   noTags?: boolean;
-  /** An output ending in .png, .jpg or .jpeg: one page as an image (--page, --scale). */
+  /** Image output (an output ending in .png, .jpg or .jpeg, or --format png|jpeg): one page as an image (--page, --scale). */
   image?: { format: ImageFormat; page: number; scale: number };
 }
 
@@ -169,10 +169,11 @@ async function render(args: string[]): Promise<void> {
       watch: { type: 'boolean', short: 'w' },
       page: { type: 'string' },
       scale: { type: 'string' },
+      format: { type: 'string' },
     },
   });
   const [templatePath, dataPath] = positionals;
-  if (!templatePath || !values.output) throw new UsageError('usage: render TEMPLATE.json [DATA.json] -o OUT.pdf [--pdf-variant pdf/a-2b] [--pdf-ua] [--no-tags] [--font-dir DIR]... [--watch] [--json] (platen help for more)');
+  if (!templatePath || !values.output) throw new UsageError('usage: render TEMPLATE.json [DATA.json] -o OUT.pdf|.png|.jpg [--format pdf|png|jpeg] [--pdf-variant pdf/a-2b] [--pdf-ua] [--no-tags] [--font-dir DIR]... [--watch] [--json] (platen help for more)');
   const variant = values['pdf-variant'];
   if (variant !== undefined && !(PDF_VARIANTS as readonly string[]).includes(variant)) {
     throw new UsageError(`--pdf-variant must be one of ${PDF_VARIANTS.join(', ')}`);
@@ -191,19 +192,42 @@ async function render(args: string[]): Promise<void> {
   if (values['pdf-ua'] && values['no-tags']) throw new UsageError('--pdf-ua needs a tagged PDF: leave out --no-tags');
   if (values['pdf-ua'] && variant === 'pdf/a-1b') throw new UsageError('--pdf-ua cannot be combined with --pdf-variant pdf/a-1b (PDF/A-1 is based on PDF 1.4); use pdf/a-2b or pdf/a-3b');
   const job: RenderJob = { templatePath, dataPath, output: values.output, variant: variant as PdfVariant | undefined, fonts, json: values.json, pdfUa: values['pdf-ua'], noTags: values['no-tags'] };
-  const picture = /\.(png|jpe?g)$/i.exec(values.output);
-  if (picture) {
+  const format = outputFormat(values.output, values.format);
+  if (format !== 'pdf') {
     if (variant !== undefined || values['pdf-ua']) throw new UsageError('--pdf-variant and --pdf-ua are for PDF output, not an image (.png, .jpg)');
     const page = values.page === undefined ? 1 : Number(values.page);
     const scale = values.scale === undefined ? 2 : Number(values.scale);
     if (!Number.isInteger(page) || page < 1) throw new UsageError('--page must be a page number from 1');
     if (!(scale >= 0.25 && scale <= 8)) throw new UsageError('--scale must be 0.25 to 8 (pixels per point; 1 = 72 dpi)');
-    job.image = { format: picture[1].toLowerCase() === 'png' ? 'png' : 'jpeg', page, scale };
+    job.image = { format, page, scale };
   } else if (values.page !== undefined || values.scale !== undefined) {
-    throw new UsageError('--page and --scale are for image output: name the output .png or .jpg');
+    throw new UsageError('--page and --scale are for image output: name the output .png or .jpg (or --format png)');
   }
   if (values.watch) return watchAndRender(job);
   return renderOnce(job);
+}
+
+/** What `render` writes, by the output's extension (ignoring case). */
+const OUTPUT_EXTENSIONS: Record<string, 'pdf' | ImageFormat> = { '.pdf': 'pdf', '.png': 'png', '.jpg': 'jpeg', '.jpeg': 'jpeg' };
+const FORMATS: Record<string, 'pdf' | ImageFormat> = { pdf: 'pdf', png: 'png', jpeg: 'jpeg', jpg: 'jpeg' };
+
+/**
+ * The format `render` writes to `output`: `--format` when given, else the output's extension; a
+ * name without one is a PDF.
+ * @throws UsageError for a --format or an extension the command line cannot write (a PDF into
+ *   out.gif would be a surprise), naming it and the supported ones.
+ */
+function outputFormat(output: string, flag: string | undefined): 'pdf' | ImageFormat {
+  if (flag !== undefined) {
+    const format = FORMATS[flag.toLowerCase()];
+    if (!format) throw new UsageError(`--format ${flag} cannot be written: use pdf, png, jpeg (or jpg)`);
+    return format;
+  }
+  const ext = extname(output).toLowerCase();
+  if (ext === '') return 'pdf';
+  const format = OUTPUT_EXTENSIONS[ext];
+  if (!format) throw new UsageError(`cannot write ${extname(output)} output (${output}): render writes ${Object.keys(OUTPUT_EXTENSIONS).join(', ')}; name the output so, or say --format pdf|png|jpeg`);
+  return format;
 }
 
 const USAGE = `usage: platen <command> [options]
@@ -218,7 +242,9 @@ commands:
                                          render a template without server or database (https:// image
                                          URLs are fetched as the service does: PLATEN_IMAGE_* variables)
       -o, --output FILE                  where to write the PDF (its folder is created); a name ending in .png, .jpg
-                                         or .jpeg writes one page as that image instead
+                                         or .jpeg writes one page as that image instead; any other extension is
+                                         refused (a name without one is a PDF)
+      --format pdf|png|jpeg              the output's format whatever its name (wins over the extension)
       --page N, --scale S                image output: the page (default 1) and pixels per point (default 2; 1 = 72 dpi)
       --pdf-variant VARIANT              PDF/A output: ${PDF_VARIANTS.join(', ')}
       --pdf-ua                           PDF/UA-1 (accessible PDF): needs metadata.title, metadata.language and alt on

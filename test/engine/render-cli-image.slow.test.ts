@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
@@ -38,6 +38,41 @@ test('render -o page.png --page 2 --scale 1 writes that page as a PNG; .jpg a JP
     const misuse = cli(['render', 'examples/invoice/template.json', '-o', join(dir, 'x.pdf'), '--scale', '2']);
     assert.equal(misuse.status, 1);
     assert.match(misuse.stderr, /image output/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the output extension names the format: .gif (or any other the CLI cannot write) is a one-line usage error naming it and the supported ones, nothing written; --format wins over the extension', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'platen-cli-format-'));
+  try {
+    for (const name of ['out.gif', 'out.webp']) {
+      const r = cli(['render', 'examples/invoice/template.json', 'examples/invoice/data.json', '-o', join(dir, name)]);
+      assert.equal(r.status, 1, r.stderr);
+      const ext = name.slice(name.lastIndexOf('.'));
+      assert.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`\\${ext}`), 'names the extension');
+      assert.match(r.stderr, /\.pdf, \.png, \.jpg, \.jpeg/, 'names the supported ones');
+      assert.equal(r.stdout, '');
+      assert.ok(!existsSync(join(dir, name)), `${name} was not written`);
+    }
+    const badFlag = cli(['render', 'examples/invoice/template.json', '-o', join(dir, 'a.pdf'), '--format', 'gif']);
+    assert.equal(badFlag.status, 1);
+    assert.match(badFlag.stderr, /--format gif.*pdf, png, jpeg/);
+
+    // The extension is read without regard to case; a name without one stays a PDF.
+    assert.equal(cli(['render', 'examples/invoice/template.json', '-o', join(dir, 'UPPER.PDF')]).status, 0);
+    assert.equal(readFileSync(join(dir, 'UPPER.PDF')).subarray(0, 5).toString('latin1'), '%PDF-');
+    assert.equal(cli(['render', 'examples/invoice/template.json', '-o', join(dir, 'no-extension')]).status, 0);
+    assert.equal(readFileSync(join(dir, 'no-extension')).subarray(0, 5).toString('latin1'), '%PDF-');
+
+    // --format wins: a PNG into out.bin, a PDF into page.png.
+    const png = cli(['render', 'examples/invoice/template.json', '-o', join(dir, 'out.bin'), '--format', 'png', '--scale', '0.5']);
+    assert.equal(png.status, 0, png.stderr);
+    assert.deepEqual([...readFileSync(join(dir, 'out.bin')).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+    const pdf = cli(['render', 'examples/invoice/template.json', '-o', join(dir, 'page.png'), '--format', 'pdf']);
+    assert.equal(pdf.status, 0, pdf.stderr);
+    assert.equal(readFileSync(join(dir, 'page.png')).subarray(0, 5).toString('latin1'), '%PDF-');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
