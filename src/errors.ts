@@ -86,14 +86,21 @@ export function validationError(errors: FieldError[]): ApiError {
   return new ApiError(400, 'VALIDATION_ERROR', detail, { errors });
 }
 
-/** A field path as errors name it: `expiration`, `data.items[0].name`. */
+/** A field path as errors name it: `expiration`, `data.items[0].name` (an empty key: `[""]`). */
 export function fieldPath(segments: readonly PropertyKey[]): string {
-  return segments.map((p, n) => (typeof p === 'number' ? `[${p}]` : n === 0 ? String(p) : `.${String(p)}`)).join('');
+  return segments.map((p, n) => (typeof p === 'number' || p === '' ? `[${JSON.stringify(p)}]` : n === 0 ? String(p) : `.${String(p)}`)).join('');
 }
 
-/** Field faults of a zod error, with paths such as `expiration` or `data.items[0]`. */
+/**
+ * Field faults of a zod error, with paths such as `expiration` or `data.items[0]`. Unknown keys of
+ * a strict object are one fault each at the key's own path (zod puts them all at the object's).
+ */
 export function fieldErrors(error: ZodError): FieldError[] {
-  return error.issues.map((i) => ({ path: fieldPath(i.path), message: i.message }));
+  return error.issues.flatMap((i) =>
+    i.code === 'unrecognized_keys'
+      ? i.keys.map((key) => ({ path: fieldPath([...i.path, key]), message: `${JSON.stringify(key)} is not a known field of this ${i.path.length === 0 ? 'request' : 'object'}` }))
+      : [{ path: fieldPath(i.path), message: i.message }],
+  );
 }
 
 /** An unpaired surrogate: with the `u` flag a pair is one code point, so only a lone half is in Cs. */

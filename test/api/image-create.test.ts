@@ -111,7 +111,7 @@ test('field bounds: format, scale, page, filename, pdf_variant; too many pixels 
   await expectValidationError(await create({ template_id: pdfTpl, data: {}, scale: 9 }), 'scale');
   await expectValidationError(await create({ template_id: pdfTpl, data: {}, page: 0 }), 'page');
   await expectValidationError(await create({ template_id: pdfTpl, data: {}, filename: 'x.png' }), 'filename');
-  await expectValidationError(await create({ template_id: pdfTpl, data: {}, pdf_variant: 'pdf/a-2b' }), '');
+  await expectValidationError(await create({ template_id: pdfTpl, data: {}, pdf_variant: 'pdf/a-2b' }), 'pdf_variant');
   const big = await s.template(team.teamId, { page: { size: [5000, 5000] }, content: [{ text: 'big' }] });
   const tooMany = await expectValidationError(await create({ template_id: big, data: {}, scale: 8 }), 'scale');
   assert.match(tooMany.errors![0].message, /40000 x 40000 pixels.*at most/);

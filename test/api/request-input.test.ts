@@ -96,3 +96,28 @@ describe('numbers in list queries', () => {
     assert.match(unknown.errors![0].message, /^status must be one of pending, processing, completed, failed/);
   });
 });
+
+describe('unknown fields', () => {
+  test('an unknown field is named by its path, one fault per field', async () => {
+    const image = await expectValidationError(await s.api('POST', '/v1/image/create', team.apiKey, { template_id: tpl, data: {}, pdf_variant: 'pdf/a-2b' }), 'pdf_variant');
+    assert.deepEqual(image.errors, [{ path: 'pdf_variant', message: '"pdf_variant" is not a known field of this request' }]);
+    assert.equal(image.detail, 'pdf_variant: "pdf_variant" is not a known field of this request');
+
+    const two = await expectValidationError(await s.api('POST', '/v1/pdf/create', team.apiKey, { template_id: tpl, data: {}, foo: 1, bar: 2 }), 'foo');
+    assert.deepEqual(two.errors!.map((e) => e.path).sort(), ['bar', 'foo']);
+
+    for (const [method, path, body] of [
+      ['POST', '/v1/templates', { nmae: 'x', name: 'x', type: 'image', definition: {} }],
+      ['POST', '/v1/pdf/create-async', { template_id: tpl, data: {}, webhook: 'https://example.com' }],
+      ['POST', '/v1/templates/preview', { definition: { content: [] }, data: {}, fromat: 'png' }],
+      ['POST', '/v1/integrations/s3', { bucket: 'acme-pdfs', access_key_id: 'a', secret_access_key: 'b', regoin: 'eu-west-1' }],
+    ] as const) {
+      const res = await s.api(method, path, team.apiKey, body);
+      const unknown = Object.keys(body).find((k) => ['nmae', 'webhook', 'fromat', 'regoin'].includes(k))!;
+      const fault = (await expectValidationError(res, unknown)).errors!.find((e) => e.path === unknown)!;
+      assert.match(fault.message, /is not a known field/, `${path}: ${fault.message}`);
+    }
+    // An empty key has a path too.
+    await expectValidationError(await s.api('POST', '/v1/pdf/create', team.apiKey, `{"template_id": "${tpl}", "data": {}, "": 1}`), '[""]');
+  });
+});

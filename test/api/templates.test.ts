@@ -159,7 +159,7 @@ describe('CRUD', () => {
     body = await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, other), 'id');
     assert.deepEqual(body.errors!.map((e) => e.path).sort(), ['id', 'type']);
     // Still refused: unknown fields, a bad type value, a malformed timestamp type.
-    await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { ...t, team_id: 'x' }), '');
+    await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { ...t, team_id: 'x' }), 'team_id');
     await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { ...t, type: 'docx' }), 'type');
     await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { ...t, created_at: 5 }), 'created_at');
 
@@ -187,7 +187,7 @@ describe('CRUD', () => {
     await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'x', type: 'pdf' }), 'definition');
     await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'x', type: 'pdf', definition: [def] }), 'definition');
     await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'x', type: 'image', definition: 'a string' }), 'definition');
-    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'x', type: 'pdf', definition: def, extra: 1 }), '');
+    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'x', type: 'pdf', definition: def, extra: 1 }), 'extra');
     await expectError(await s.api('POST', '/v1/templates', apiKey, '{"name": "x",'), 400, 'BAD_REQUEST');
 
     // 200 characters is the longest name.
@@ -406,7 +406,7 @@ describe('versions', () => {
     await expectValidation(await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: '' }), 'tag');
     await expectValidation(await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 'x'.repeat(51) }), 'tag');
     await expectValidation(await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 7 }), 'tag');
-    await expectValidation(await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 'ok', note: 'x' }), '');
+    await expectValidation(await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 'ok', note: 'x' }), 'note');
     const ok = await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 'x'.repeat(50) });
     assert.equal(ok.status, 201);
     const mixed = await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: '2024' + 'b' });
