@@ -258,7 +258,7 @@ commands:
   keys create --team TEAM_ID             another API key for a team (shown once)
   keys revoke KEY_PREFIX                 revoke the keys that start with KEY_PREFIX (at least 8 characters)
   credits add --team TEAM_ID --amount N  grant N credits to a team
-  help                                   this text (also --help, -h)
+  help                                   this text (also --help, -h, and after any command: render --help)
 
 Every command but serve takes --json: exactly one JSON object on stdout. Errors go to stderr with
 exit status 1.`;
@@ -378,6 +378,11 @@ async function credits(args: string[]): Promise<void> {
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  // `platen render --help` asks for help, not for a render with an unknown option.
+  if (command !== undefined && rest.some((a) => a === '--help' || a === '-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   switch (command) {
     case 'serve':
       return serve(rest);

@@ -82,7 +82,7 @@ describe('teams, keys, credits', () => {
       [['keys', 'revoke', 'pk_zzzzzzzzzz', '--json'], /no active key/i],
       [['teams', 'create', '--credits', '5', '--json'], /usage/i],
       [['credits', 'add', '--team', teamId, '--amount', 'lots', '--json'], /--amount/],
-      [['render', '--help'], /^Unknown option '--help'; platen help lists the options\n$/],
+      [['render', '--bogus'], /^Unknown option '--bogus'; platen help lists the options\n$/],
       [['render', 'template.json', '-o'], /^Option '-o, --output <value>' argument missing; platen help/],
     ];
     // The first two through npx as documented; the rest through node directly, to stay quick.
@@ -124,9 +124,10 @@ describe('teams, keys, credits', () => {
 });
 
 describe('help', () => {
-  test('help, --help and -h print every command and option on stdout and exit 0', async () => {
-    for (const flag of ['help', '--help', '-h']) {
-      const r = await runCli([flag], {}, { launcher: 'node' });
+  test('help, --help and -h (also after a command: render --help) print every command and option on stdout and exit 0', async () => {
+    for (const args of [['help'], ['--help'], ['-h'], ['render', '--help'], ['teams', 'create', '-h']]) {
+      const flag = args.join(' ');
+      const r = await runCli(args, {}, { launcher: 'node' });
       assert.equal(r.status, 0, `${flag}: ${r.stderr}`);
       for (const word of ['serve', 'render', '--output', '--pdf-variant', '--font-dir', '--json', 'teams create', 'keys create', 'keys revoke', 'credits add']) {
         assert.ok(r.stdout.includes(word), `${flag} documents ${word}`);
