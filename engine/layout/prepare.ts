@@ -10,6 +10,7 @@ import type { LayoutBudget, PageEstimate } from './budget.ts';
 import { BOUNDS } from '../template/bounds.ts';
 import { EMPTY_STRING_CELL, ROW_ITEM, TEMPLATE_PATH, type KeptRow } from '../template/bind.ts';
 import { dataPathText } from '../template/data-faults.ts';
+import { isLinkTarget, linkTargetFault } from '../template/links.ts';
 import { SectionGrid, type GridEntry } from '../template/table-grid.ts';
 import type { BoundInline, BoundNode, BoundTableSpec, ListMarker, StyleProps } from '../template/types.ts';
 import { hyphenatorFor } from '../text/hyphenate.ts';
@@ -237,15 +238,27 @@ function alignOf(style: ComputedStyle): 'left' | 'center' | 'right' {
 }
 
 /**
+ * `link` when it goes somewhere a PDF link may (a link made by placeholders can be anything the
+ * data holds: `javascript:`, `file:`), else undefined, with LINK_UNRESOLVED once per place.
+ */
+function usableLink(link: string, ctx: PrepareContext, path: string): string | undefined {
+  if (isLinkTarget(link)) return link;
+  const message = `${linkTargetFault(link)}: drawn without the link`;
+  if (ctx.warnings.firstTime(`LINK_UNRESOLVED\u0000${path}\u0000${message}`)) ctx.warnings.add('LINK_UNRESOLVED', message, path);
+  return undefined;
+}
+
+/**
  * Flatten inline spans into styled runs and shape them (counted against maxGlyphs first). Justified
  * text is hyphenated with the patterns of each run's language (its `lang`, else the document's).
  */
 function prepareInline(text: string | BoundInline[], style: ComputedStyle, link: string | undefined, ctx: PrepareContext, path: string, keep?: ShrinkSource[]): PreparedParagraph {
+  if (link !== undefined) link = usableLink(link, ctx, path);
   const runs: StyledText[] = [];
   const justified = style.textAlign === 'justify';
   if (typeof text === 'string') {
     if (text.length > 0) runs.push({ text, style: ctx.textStyles.of(style, link) });
-  } else flattenSpans(text, style, link, style, justified, ctx, runs);
+  } else flattenSpans(text, style, link, style, justified, ctx, runs, path);
   let length = 0;
   let last: string | undefined;
   for (const r of runs) {
@@ -269,7 +282,7 @@ function prepareInline(text: string | BoundInline[], style: ComputedStyle, link:
 }
 
 /** Inline spans in document order as styled runs (recursive for nested spans). */
-function flattenSpans(t: string | BoundInline[], s: ComputedStyle, l: string | undefined, paragraph: ComputedStyle, justified: boolean, ctx: PrepareContext, out: StyledText[]): void {
+function flattenSpans(t: string | BoundInline[], s: ComputedStyle, l: string | undefined, paragraph: ComputedStyle, justified: boolean, ctx: PrepareContext, out: StyledText[], path: string): void {
   if (typeof t === 'string') {
     if (t.length > 0) out.push(styledRun(t, s, l, paragraph, justified, ctx));
     return;
@@ -278,7 +291,7 @@ function flattenSpans(t: string | BoundInline[], s: ComputedStyle, l: string | u
     if (typeof inline === 'string') {
       if (inline.length > 0) out.push(styledRun(inline, s, l, paragraph, justified, ctx));
     } else {
-      flattenSpans(inline.text, computeStyle(s, mergeProps(inline, ctx.styles)), inline.link ?? l, paragraph, justified, ctx, out);
+      flattenSpans(inline.text, computeStyle(s, mergeProps(inline, ctx.styles)), inline.link === undefined ? l : usableLink(inline.link, ctx, path), paragraph, justified, ctx, out, path);
     }
   }
 }
