@@ -108,9 +108,9 @@ export const PROPERTY_DOCS: Record<string, PropertyDoc> = {
   'root.content': { description: `Required: the document body, ${NODES}.`, examples: [[{ text: 'Hello {{name}}' }]] },
 
   'textNode.text': { description: `A paragraph: a string (${BOUND}; \\n starts a new line) or an array of strings and spans.`, examples: ['Hello {{name}}', ['Please pay ', { text: '{{total | currency:\'EUR\'}}', fontWeight: 'bold' }]] },
-  'textNode.link': { description: `URL the text links to (https:, mailto:); ${BOUND}. Not styled automatically.`, examples: ['https://example.com/pay/{{id}}'] },
+  'textNode.link': { description: `Where the text links to: an https:// or http:// URL, mailto:, tel:, or "#id" (nothing else: javascript:, file: and data: are refused); ${BOUND}. Not styled automatically.`, examples: ['https://example.com/pay/{{id}}'] },
   'span.text': { description: `The span's text (${BOUND}), or an array of strings and nested spans.`, examples: ['{{total | currency:\'EUR\'}}'] },
-  'span.link': { description: `URL the span links to; ${BOUND}.`, examples: ['{{payLink}}'] },
+  'span.link': { description: `Where the span links to: an https:// or http:// URL, mailto:, tel:, or "#id"; ${BOUND}.`, examples: ['{{payLink}}'] },
 
   'textNode.fit': { description: '"shrink": a smaller font size, down to minFontSize, rather than breaking a word or overflowing the node\'s height (SHRINK_FAILED warning when even that does not fit).', examples: ['shrink'] },
   'textNode.minFontSize': { description: 'The smallest size fit "shrink" goes down to, points.', examples: [6], default: 4 },
