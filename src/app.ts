@@ -3,6 +3,7 @@
  * process state: server.ts owns those, tests build apps on temporary data dirs.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import type { Db } from '../db/database.ts';
 import type { Config } from './config.ts';
 import { errorHandler, notFound } from './errors.ts';
@@ -11,6 +12,7 @@ import { apiKeyAuth } from './middleware/api-key-auth.ts';
 import { authFailureLimit, authFailureLimiterFor } from './middleware/auth-failure-limit.ts';
 import { limitCounter, logLimitFailures } from './middleware/limit-store.ts';
 import { clientAddressResolver } from './middleware/client-address.ts';
+import { bodyDecoding } from './middleware/body-encoding.ts';
 import { bodyLimit } from './middleware/body-limit.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { TeamInFlight } from './middleware/team-in-flight.ts';
@@ -79,7 +81,8 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   app.use('*', requestLog(s.log));
   // An asset upload has a limit of its own (PLATEN_ASSET_MAX_BYTES and the multipart framing), refused before it is read.
   const uploadLimit = { maxBytes: s.config.assetMaxBytes + ASSET_UPLOAD_FRAMING_BYTES, what: '(PLATEN_ASSET_MAX_BYTES and the multipart framing)' };
-  app.use('*', bodyLimit({ maxBytes: s.config.maxBodyBytes, routeLimit: (method, path) => (method === 'POST' && /^\/v1\/assets\/?$/.test(path) ? uploadLimit : undefined) }));
+  const bodyLimits = { maxBytes: s.config.maxBodyBytes, routeLimit: (method: string, path: string) => (method === 'POST' && /^\/v1\/assets\/?$/.test(path) ? uploadLimit : undefined) };
+  app.use('*', bodyLimit(bodyLimits));
   app.route('/', studioRoutes());
   systemRoutes(app, s);
   app.route('/cdn', cdnRoutes(s));
@@ -92,8 +95,11 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   // Before the other /v1 routes: previews have their own rate limit instead of the API's.
   // Bodies of one team's requests in flight (parsed, waiting for a render thread): bounded per team.
   const inFlight = new TeamInFlight(s.config.maxTeamInFlightBytes, s.config.maxBodyBytes).middleware();
-  app.route('/v1/templates', previewRoutes(s, authFailures, inFlight));
-  v1.use('*', authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit, counter: limitCounter(s.db, 60_000, limitFailed), name: 'api' }), inFlight);
+  // Then a gzip or deflate body is inflated (within the same body limits), for a caller let through.
+  const decoding = bodyDecoding(bodyLimits);
+  const bodyIn: MiddlewareHandler<AppEnv> = (c, next) => inFlight(c, async () => void (await decoding(c, next)));
+  app.route('/v1/templates', previewRoutes(s, authFailures, bodyIn));
+  v1.use('*', authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit, counter: limitCounter(s.db, 60_000, limitFailed), name: 'api' }), bodyIn);
   v1.route('/pdf', pdfRoutes(s));
   v1.route('/pdf', jobRoutes(s));
   v1.route('/image', imageRoutes(s));

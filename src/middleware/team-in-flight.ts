@@ -3,7 +3,7 @@
  * A synchronous render waits for a thread with its parsed body in memory, and the rate limit counts
  * requests, not bytes: 40 concurrent creates of 8 MB each took the process from 0.5 to 1.2 GB, and
  * a minute of them (600) would take it past any heap. A request is counted by its Content-Length (a
- * chunked body by the body limit, its largest size) from authentication until it is answered; one
+ * chunked or compressed body by the body limit, its largest size in memory) from authentication until it is answered; one
  * that would pass the team's budget is refused with 429 before its body is read. A body alone
  * larger than the budget is let through when nothing else of the team is in flight.
  */
@@ -17,7 +17,7 @@ export class TeamInFlight {
 
   /**
    * @param limit bytes of bodies one team may have in flight at once.
-   * @param chunkedBytes what a body without Content-Length counts (the body limit).
+   * @param chunkedBytes what a body without Content-Length counts (the body limit), and a compressed one at least.
    */
   constructor(
     readonly limit: number,
@@ -27,7 +27,7 @@ export class TeamInFlight {
   /** The middleware, after authentication (it reads `teamId`). @throws ApiError 429 RATE_LIMIT_EXCEEDED past the budget. */
   middleware() {
     return createMiddleware<AppEnv>(async (c, next) => {
-      const size = this.sizeOf(c.req.header('content-length'), c.req.header('transfer-encoding'));
+      const size = this.sizeOf(c.req.header('content-length'), c.req.header('transfer-encoding'), c.req.header('content-encoding'));
       if (size === 0) return next();
       const team = c.get('teamId');
       const held = this.bytes.get(team) ?? 0;
@@ -46,9 +46,12 @@ export class TeamInFlight {
     });
   }
 
-  private sizeOf(length: string | undefined, transferEncoding: string | undefined): number {
+  private sizeOf(length: string | undefined, transferEncoding: string | undefined, contentEncoding: string | undefined): number {
     if (transferEncoding !== undefined) return this.chunkedBytes;
     const n = Number(length ?? 0);
-    return Number.isFinite(n) && n > 0 ? n : 0;
+    if (!(Number.isFinite(n) && n > 0)) return 0;
+    // A gzip or deflate body may inflate up to the body limit (body-encoding.ts).
+    const compressed = contentEncoding !== undefined && contentEncoding.split(',').some((c) => !['', 'identity'].includes(c.trim().toLowerCase()));
+    return compressed ? Math.max(n, this.chunkedBytes) : n;
   }
 }

@@ -18,7 +18,8 @@ import { errorResponse, json, newRouter } from './router.ts';
 /**
  * The route, mounted at /v1/templates. `authFailures`: the API's failed-authentication limiter,
  * shared so that guesses count the same here; `inFlight`: the API's budget of request bodies in
- * flight per team (team-in-flight.ts), shared likewise.
+ * flight per team (team-in-flight.ts), shared likewise, followed by the inflating of compressed
+ * bodies (body-encoding.ts).
  */
 export function previewRoutes(s: Services, authFailures: MiddlewareHandler<AppEnv>, inFlight: MiddlewareHandler<AppEnv>): OpenAPIHono<AppEnv> {
   const app = newRouter();

@@ -5,7 +5,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectValidationError, rawRows } from '../helpers/api.ts';
+import { request } from 'node:http';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { expectError, expectValidationError, rawRows } from '../helpers/api.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
@@ -119,5 +121,122 @@ describe('unknown fields', () => {
     }
     // An empty key has a path too.
     await expectValidationError(await s.api('POST', '/v1/pdf/create', team.apiKey, `{"template_id": "${tpl}", "data": {}, "": 1}`), '[""]');
+  });
+});
+
+describe('compressed request bodies', () => {
+  /** A POST of `body` as it is, with `content-encoding: encoding`. */
+  const send = (path: string, encoding: string, body: Uint8Array, contentType = 'application/json', apiKey: string | null = team.apiKey) =>
+    s.fetch(path, { method: 'POST', headers: { ...(apiKey ? { 'x-api-key': apiKey } : {}), 'content-type': contentType, 'content-encoding': encoding }, body: new Uint8Array(body) });
+
+  test('gzip and deflate (zlib or raw) JSON bodies are inflated', async () => {
+    for (const [encoding, compress] of [
+      ['gzip', gzipSync],
+      ['x-gzip', gzipSync],
+      ['GZIP', gzipSync],
+      ['deflate', deflateSync],
+      ['deflate', deflateRawSync],
+    ] as const) {
+      const name = `compressed ${encoding} ${compress.name} é 😀`;
+      const res = await send('/v1/templates', encoding, compress(Buffer.from(JSON.stringify({ name, type: 'image', definition: {} }))));
+      assert.equal(res.status, 201, `${encoding} ${compress.name}: ${await res.clone().text()}`);
+      assert.equal(((await res.json()) as { name: string }).name, name);
+    }
+    const pdf = await send('/v1/pdf/create', 'gzip', gzipSync(JSON.stringify({ template_id: tpl, data: { name: 'Ada' }, export_type: 'binary' })));
+    assert.equal(pdf.status, 200);
+    assert.equal(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
+    // The inflated body is validated as any other: a lone surrogate in it is named.
+    await expectValidationError(await send('/v1/templates', 'gzip', gzipSync('{"name": "x\\ud800", "type": "image", "definition": {}}')), 'name');
+  });
+
+  test('a multipart upload may be compressed too', async () => {
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>';
+    const form = new FormData();
+    form.append('file', new Blob([svg], { type: 'image/svg+xml' }), 'logo.svg');
+    const multipart = new Response(form);
+    const contentType = multipart.headers.get('content-type')!;
+    const res = await send('/v1/assets', 'gzip', gzipSync(Buffer.from(await multipart.arrayBuffer())), contentType);
+    assert.equal(res.status, 201, await res.clone().text());
+    const asset = (await res.json()) as { filename: string; bytes: number };
+    assert.deepEqual([asset.filename, asset.bytes], ['logo.svg', svg.length]);
+  });
+
+  test('another encoding is 415 naming it; data that is not of its encoding is 400', async () => {
+    const json = Buffer.from(JSON.stringify({ name: 'x', type: 'image', definition: {} }));
+    const br = await expectError(await send('/v1/templates', 'br', brotliCompressSync(json)), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    assert.match(br.detail, /Content-Encoding "br" is not supported/);
+    const twice = await expectError(await send('/v1/templates', 'gzip, gzip', gzipSync(gzipSync(json))), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    assert.match(twice.detail, /gzip, gzip/);
+    const bad = await expectError(await send('/v1/templates', 'gzip', json), 400, 'BAD_REQUEST');
+    assert.match(bad.detail, /not valid gzip data/);
+    const cut = await expectError(await send('/v1/templates', 'deflate', deflateSync(json).subarray(0, 10)), 400, 'BAD_REQUEST');
+    assert.match(cut.detail, /not valid deflate data/);
+    // identity is no encoding; and nothing is looked at before the key is.
+    assert.equal((await send('/v1/templates', 'identity', json)).status, 201);
+    await expectError(await send('/v1/templates', 'br', json, 'application/json', null), 401, 'UNAUTHORIZED');
+  });
+});
+
+describe('compressed bodies and the body limits', () => {
+  let small: TestServer;
+  let key: string;
+  before(async () => {
+    small = await startTestServer({ PLATEN_MAX_BODY_BYTES: '200000', PLATEN_MAX_TEAM_IN_FLIGHT_BYTES: '300000' });
+    key = (await small.team(10)).apiKey;
+  });
+  after(async () => {
+    await small.close();
+  });
+
+  test('a body over the limit once inflated is 413, and so is a zip bomb, answered before the rest of it is even sent', async () => {
+    const over = gzipSync(JSON.stringify({ name: 'x', type: 'image', definition: { pad: 'p'.repeat(250_000) } }));
+    assert.ok(over.length < 200_000);
+    const res = await small.fetch('/v1/templates', { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: over });
+    const body = await expectError(res, 413, 'PAYLOAD_TOO_LARGE');
+    assert.match(body.detail, /larger than 200000 bytes once inflated/);
+
+    // 160 MB of zeros in 160 KB, of which only the first 32 KiB (about 32 MB inflated) are sent: the
+    // server must stop inflating at the limit and answer, not wait for (or inflate) the rest.
+    const bomb = gzipSync(Buffer.alloc(160 * 1024 * 1024), { level: 9 });
+    assert.ok(bomb.length < 200_000, `the bomb is ${bomb.length} bytes compressed`);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(new URL('/v1/templates', small.url), {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(bomb.length) },
+      }, (answer) => {
+        answer.resume();
+        resolve(answer.statusCode ?? 0);
+        req.destroy();
+      });
+      req.on('error', (e) => (e.message.includes('socket hang up') ? undefined : reject(e)));
+      req.write(bomb.subarray(0, 32 * 1024));
+      setTimeout(() => reject(new Error('no answer while the rest of the bomb was held back')), 5000).unref();
+    });
+    assert.equal(status, 413);
+  });
+
+  test('a compressed body counts as the body limit in the team\'s bodies in flight', async () => {
+    const { teamId, apiKey } = await small.team(5);
+    const id = await small.template(teamId, { content: [{ text: 'x' }] });
+    // A plain body of 150,000 bytes, half sent: it stays in flight.
+    const plain = Buffer.from(JSON.stringify({ template_id: id, data: { pad: 'p'.repeat(150_000 - 50) } }).padEnd(150_000, ' '));
+    let answered: (n: number) => void;
+    const firstStatus = new Promise<number>((r) => (answered = r));
+    const first = request(new URL('/v1/pdf/create', small.url), { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'content-length': String(plain.length) } }, (res) => {
+      res.resume();
+      answered(res.statusCode ?? 0);
+    });
+    first.write(plain.subarray(0, 1000));
+    await new Promise((r) => setTimeout(r, 300));
+    const json = JSON.stringify({ template_id: id, data: {} });
+    // Small on the wire, but it may inflate to 200,000 bytes: 150,000 + 200,000 is past the 300,000 budget.
+    const gz = await small.fetch('/v1/pdf/create', { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(json) });
+    const refused = await expectError(gz, 429, 'RATE_LIMIT_EXCEEDED');
+    assert.match(refused.detail, /PLATEN_MAX_TEAM_IN_FLIGHT_BYTES/);
+    assert.equal((await small.api('POST', '/v1/pdf/create', apiKey, json)).status, 200, 'the same body uncompressed fits');
+    first.end(plain.subarray(1000));
+    assert.equal(await firstStatus, 200);
+    const again = await small.fetch('/v1/pdf/create', { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(json) });
+    assert.equal(again.status, 200, 'nothing else in flight: taken');
   });
 });
