@@ -125,7 +125,7 @@ test('request faults name their field: definition or template_id, version, forma
     [{ definition: { content: [] }, format: 'png', page: 0 }, 'page'],
     [{ definition: { content: [] }, format: 'svg' }, 'format'],
     [{ definition: { content: [] }, data: [] }, 'data'],
-    [{ definition: { content: [] }, extra: 1 }, ''],
+    [{ definition: { content: [] }, extra: 1 }, 'extra'],
   ];
   for (const [body, path] of cases) {
     const res = await s.api('POST', '/v1/templates/preview', apiKey, body);
