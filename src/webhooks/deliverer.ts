@@ -204,13 +204,22 @@ export class WebhookDeliverer {
       if (!this.opts.allowPrivate && isIP(host) && !isPublicAddress(host)) {
         return resolve({ error: `webhook target ${host} is not a public address`, retry: false });
       }
+      // The deadline covers the whole attempt (connecting, sending, the status line and headers),
+      // not only a silence between two packets: a receiver answering a byte at a time cannot hold it.
+      const deadline = setTimeout(() => req.destroy(new Error(`timed out after ${this.timeoutMs} ms`)), this.timeoutMs);
       const req = client.request(u, { method: 'POST', headers, lookup: this.lookup as never, timeout: this.timeoutMs }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
-        res.on('error', () => resolve({ status: res.statusCode ?? 0 }));
+        // The status is the answer. The body is not read: a receiver's endless or trickling body
+        // would hold the attempt (and its socket) for ever.
+        clearTimeout(deadline);
+        resolve({ status: res.statusCode ?? 0 });
+        res.on('error', () => {});
+        res.destroy();
       });
-      req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', (err) => resolve({ error: err.message, retry: (err as NodeJS.ErrnoException).code !== 'EPRIVATE' }));
+      req.on('timeout', () => req.destroy(new Error(`timed out after ${this.timeoutMs} ms`)));
+      req.on('error', (err) => {
+        clearTimeout(deadline);
+        resolve({ error: err.message, retry: (err as NodeJS.ErrnoException).code !== 'EPRIVATE' });
+      });
       req.end(body);
     });
   }
