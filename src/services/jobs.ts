@@ -261,10 +261,15 @@ export async function teamOfJob(db: Db, id: string): Promise<string | undefined>
   return row?.teamId;
 }
 
+/** The form of every job id (insertJob: randomUUID). */
+const JOB_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** The job `id` of the caller's team. @throws ApiError 404 JOB_NOT_FOUND (unknown or another team's). */
 export async function getJob(db: Db, teamId: string, id: string): Promise<JobRow> {
   const { orm, t: { jobs } } = db;
-  const [row] = await orm.select().from(jobs).where(and(eq(jobs.id, id), eq(jobs.teamId, teamId)));
+  // Job ids are randomUUID()s: anything else names no job, and is not sent to the database (a NUL
+  // character in it was a PostgreSQL error, answered 500).
+  const [row] = JOB_ID_RE.test(id) ? await orm.select().from(jobs).where(and(eq(jobs.id, id), eq(jobs.teamId, teamId))) : [];
   if (!row) throw new ApiError(404, 'JOB_NOT_FOUND', `no job with id "${id}"`);
   return row;
 }

@@ -420,7 +420,8 @@ describe('the job list and job lookups', () => {
   });
 
   test('an unknown job id is 404 JOB_NOT_FOUND; the list and lookups need a key', async () => {
-    for (const id of ['00000000-0000-4000-8000-000000000000', crypto.randomUUID(), 'not-a-uuid']) {
+    // %00: a NUL character, which PostgreSQL text cannot hold (it was 500 there, not 404).
+    for (const id of ['00000000-0000-4000-8000-000000000000', crypto.randomUUID(), 'not-a-uuid', '%00', `${ids[0]}%00`, 'a%00b', ids[0].toUpperCase()]) {
       const res = await s.api('GET', `/v1/pdf/jobs/${id}`, a.apiKey);
       assert.equal(res.status, 404, id);
       assert.equal((await errorOf(res)).code, 'JOB_NOT_FOUND');
