@@ -186,10 +186,17 @@ export class ClusterQueue implements JobQueue {
     if (rows.length === 0) throw new Error(`the queue ${RENDER_QUEUE} does not exist`);
   }
 
-  /** insertJob's in-transaction hook for team `teamId`'s job: the pg-boss send on its client. */
+  /**
+   * insertJob's in-transaction hook for team `teamId`'s job: the pg-boss send on its client. Workers
+   * fetch by priority, then oldest first; a job's priority is minus the number of its team's jobs
+   * already waiting, so the teams' n-th waiting jobs come before their (n+1)-th ones: teams take
+   * turns across the queue, and one team's backlog does not hold up another team's job.
+   */
   inTransaction(teamId: string): InTransaction {
     return async (tx, id) => {
-      await this.boss.send(RENDER_QUEUE, { job: id, team: teamId } satisfies RenderData, { ...this.renderOptions, id, db: bossDb(tx) });
+      const { rows } = await (tx as PostgresDb).executeSql(`SELECT count(*)::int AS n FROM jobs WHERE team_id = $1 AND status = 'pending' AND id <> $2`, [teamId, id]);
+      const waiting = Number((rows[0] as { n: number } | undefined)?.n ?? 0);
+      await this.boss.send(RENDER_QUEUE, { job: id, team: teamId } satisfies RenderData, { ...this.renderOptions, id, db: bossDb(tx), priority: -Math.min(waiting, 2 ** 31 - 1) });
     };
   }
 
