@@ -106,7 +106,11 @@ export function fieldErrors(error: ZodError): FieldError[] {
 /** An unpaired surrogate: with the `u` flag a pair is one code point, so only a lone half is in Cs. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
-function loneSurrogateMessage(s: string, what: string): string | undefined {
+function unstorableTextMessage(s: string, what: string, nulAllowed: boolean): string | undefined {
+  if (!nulAllowed) {
+    const nul = s.indexOf('\u0000');
+    if (nul >= 0) return `${what} holds a NUL character (\\u0000 at character ${nul + 1}), which cannot be stored as text: leave it out`;
+  }
   const lone = LONE_SURROGATE.exec(s);
   if (!lone) return undefined;
   const unit = s.charCodeAt(lone.index).toString(16);
@@ -116,10 +120,12 @@ function loneSurrogateMessage(s: string, what: string): string | undefined {
 /**
  * Faults for every string (value or key) of a parsed JSON body that holds an unpaired UTF-16
  * surrogate (JSON's `"\ud800"` escape alone): such a string cannot be stored or rendered as
- * text (UTF-8 has no encoding for it; it would turn into U+FFFD). At most `max` faults; the walk
- * is iterative, so a deeply nested body cannot exhaust the stack.
+ * text (UTF-8 has no encoding for it; it would turn into U+FFFD). Outside the top-level `data`
+ * (the render's input, which draws no control characters), a NUL character (`"\u0000"`) is a
+ * fault too: PostgreSQL cannot store it in a text column (a template name with one was a 500).
+ * At most `max` faults; the walk is iterative, so a deeply nested body cannot exhaust the stack.
  */
-export function loneSurrogateErrors(body: unknown, max = 100): FieldError[] {
+export function unstorableTextErrors(body: unknown, max = 100): FieldError[] {
   interface At {
     value: unknown;
     parent: At | undefined;
@@ -132,18 +138,25 @@ export function loneSurrogateErrors(body: unknown, max = 100): FieldError[] {
   };
   const errors: FieldError[] = [];
   const stack: At[] = [{ value: body, parent: undefined, key: undefined }];
+  /** Whether `at` is the body's `data` or inside it. */
+  const inData = (at: At): boolean => {
+    let a = at;
+    while (a.parent?.parent !== undefined) a = a.parent;
+    return a.parent !== undefined && a.key === 'data';
+  };
   while (stack.length > 0 && errors.length < max) {
     const at = stack.pop()!;
     const { value } = at;
     if (typeof value === 'string') {
-      const message = loneSurrogateMessage(value, 'the text');
+      const message = unstorableTextMessage(value, 'the text', inData(at));
       if (message) errors.push({ path: pathOf(at), message });
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: at, key: i });
     } else if (value !== null && typeof value === 'object') {
       const keys = Object.keys(value);
+      const nulAllowed = at.parent !== undefined && inData(at);
       for (const key of keys) {
-        const message = loneSurrogateMessage(key, `the key ${JSON.stringify(key)}`);
+        const message = unstorableTextMessage(key, `the key ${JSON.stringify(key)}`, nulAllowed);
         if (message) errors.push({ path: pathOf(at), message });
       }
       for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (value as Record<string, unknown>)[keys[i]], parent: at, key: keys[i] });

@@ -2,29 +2,30 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app.ts';
-import { fieldErrors, loneSurrogateErrors, validationError, type FieldError } from '../errors.ts';
+import { fieldErrors, unstorableTextErrors, validationError, type FieldError } from '../errors.ts';
 import { errorBody } from '../schemas/common.ts';
 
-/** JSON's escape of a UTF-16 surrogate (`\ud800`..`\udfff`): the only way a lone one gets into a parsed body. */
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/** JSON's escape of a UTF-16 surrogate (`\ud800`..`\udfff`) or of NUL: the only way either gets into a parsed body. */
+const UNSTORABLE_ESCAPE = /\\u(?:[dD][89a-fA-F]|0000)/;
 
 /**
- * Whether the JSON body may hold a lone surrogate. UTF-8 bytes decode to well-formed text (a bad
+ * Whether the JSON body may hold a lone surrogate or a NUL character. UTF-8 bytes decode to well-formed text (a bad
  * sequence becomes U+FFFD), so without a surrogate escape in the text there is nothing to look
  * for; a body parsed from another cache (a decompressed one) is walked.
  */
-async function mayHoldLoneSurrogates(c: Context<AppEnv>): Promise<boolean> {
+async function mayHoldUnstorableText(c: Context<AppEnv>): Promise<boolean> {
   const text = c.req.bodyCache.text;
   if (text === undefined) return true;
-  return SURROGATE_ESCAPE.test(await text);
+  return UNSTORABLE_ESCAPE.test(await text);
 }
 
 export function newRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
     defaultHook: async (result, c) => {
       const errors: FieldError[] = result.success ? [] : fieldErrors(result.error);
-      // Every string of every JSON body (its data as parsed when valid, as sent when not): a lone surrogate would be stored as U+FFFD.
-      if (result.target === 'json' && (await mayHoldLoneSurrogates(c))) errors.push(...loneSurrogateErrors((result as { data?: unknown }).data));
+      // Every string of every JSON body (its data as parsed when valid, as sent when not): a lone
+      // surrogate would be stored as U+FFFD, a NUL cannot be stored by PostgreSQL.
+      if (result.target === 'json' && (await mayHoldUnstorableText(c))) errors.push(...unstorableTextErrors((result as { data?: unknown }).data));
       if (errors.length > 0) throw validationError(errors);
     },
   });

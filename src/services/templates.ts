@@ -18,7 +18,10 @@ export type TemplateType = 'pdf' | 'image';
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** A 12-character short id (§2.1) from 62 symbols, without modulo bias. */
+/** What a template id can look like: newTemplateId's 12 symbols, with room for ids made by hand. */
+const TEMPLATE_ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A 12-character short id from 62 symbols, without modulo bias. */
 export function newTemplateId(): string {
   let id = '';
   while (id.length < 12) {
@@ -95,7 +98,9 @@ const templateById = perDatabase(({ orm, t: { templates } }) => orm.select().fro
  * @throws ApiError 404 TEMPLATE_NOT_FOUND (no such id) or 403 FORBIDDEN (another team's, spec §5).
  */
 export async function getTemplate(db: Db, teamId: string, id: string): Promise<TemplateRow> {
-  const [row] = await templateById(db).execute({ id });
+  // Anything but a short id names no template and is not sent to the database (a NUL character
+  // in it was a PostgreSQL error, answered 500).
+  const [row] = TEMPLATE_ID_RE.test(id) ? await templateById(db).execute({ id }) : [];
   if (!row) throw new ApiError(404, 'TEMPLATE_NOT_FOUND', `no template with id "${id}"`);
   if (row.teamId !== teamId) throw new ApiError(403, 'FORBIDDEN', `template "${id}" does not belong to your team`);
   return row;

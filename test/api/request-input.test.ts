@@ -1,6 +1,6 @@
 /**
  * What the HTTP layer takes from a request before any route sees it, on a real server: strings
- * that are not Unicode text (a lone UTF-16 surrogate sent as a JSON escape), list queries' numbers,
+ * that are not Unicode text (a lone UTF-16 surrogate sent as a JSON escape) or not storable (NUL), list queries' numbers,
  * unknown body fields, and compressed request bodies.
  */
 import { after, before, describe, test } from 'node:test';
@@ -54,6 +54,26 @@ describe('lone UTF-16 surrogates', () => {
     const res = await s.api('POST', '/v1/templates', team.apiKey, '{"name": "smile \\ud83d\\ude00 😀", "type": "image", "definition": {}}');
     assert.equal(res.status, 201, await res.clone().text());
     assert.equal(((await res.json()) as { name: string }).name, 'smile 😀 😀');
+  });
+});
+
+describe('NUL characters', () => {
+  test('a NUL in a stored string (a template name, a key, a filename) is refused naming it; in data it is drawn as nothing', async () => {
+    // PostgreSQL cannot store U+0000 in a text column: a template name with one was a 500 there.
+    const named = await s.api('POST', '/v1/templates', team.apiKey, '{"name": "a\\u0000b", "type": "pdf", "definition": {"content": [{"text": "x\\u0000y"}]}}');
+    const body = await expectValidationError(named, 'name');
+    assert.match(body.errors![0].message, /^the text holds a NUL character \(\\u0000 at character 2\)/);
+    assert.ok(body.errors!.some((e) => e.path === 'definition.content[0].text'), JSON.stringify(body.errors));
+    await expectValidationError(await s.api('POST', '/v1/pdf/create', team.apiKey, `{"template_id": "${tpl}", "data": {}, "filename": "a\\u0000"}`), 'filename');
+    // The render's data is not stored as text: a NUL there is drawn as nothing, as any control character.
+    const rendered = await s.api('POST', '/v1/pdf/create', team.apiKey, `{"template_id": "${tpl}", "export_type": "binary", "data": {"name": "Ada\\u0000 Lovelace", "k\\u0000": 1}}`);
+    assert.equal(rendered.status, 200, await rendered.clone().text());
+  });
+
+  test('a path id with a NUL names no template: 404, not a database error', async () => {
+    for (const path of ['/v1/templates/%00', '/v1/templates/a%00b', '/v1/templates/%00/fields', '/v1/templates/%00/versions']) {
+      await expectError(await s.api('GET', path, team.apiKey), 404, 'TEMPLATE_NOT_FOUND');
+    }
   });
 });
 
