@@ -103,6 +103,17 @@ export function fieldErrors(error: ZodError): FieldError[] {
   );
 }
 
+/** Most characters of a path or key a fault shows. */
+const MAX_SHOWN = 200;
+
+/**
+ * `text` as a fault shows it: its start and end around "..." when longer than {@link MAX_SHOWN}
+ * (a 1 MB key above 100 faults would repeat it in each: 100 MB of answer for 1 MB sent).
+ */
+function shortened(text: string): string {
+  return text.length <= MAX_SHOWN ? text : `${text.slice(0, MAX_SHOWN / 2 - 2)}...${text.slice(-(MAX_SHOWN / 2 - 1))}`;
+}
+
 /** An unpaired surrogate: with the `u` flag a pair is one code point, so only a lone half is in Cs. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
@@ -130,36 +141,32 @@ export function unstorableTextErrors(body: unknown, max = 100): FieldError[] {
     value: unknown;
     parent: At | undefined;
     key: string | number | undefined;
+    /** Whether this is the body's `data` or inside it (set when pushed: looking it up from the root was quadratic in the nesting). */
+    inData: boolean;
   }
   const pathOf = (at: At | undefined): string => {
     const segments: (string | number)[] = [];
     for (let a = at; a?.key !== undefined; a = a.parent) segments.push(a.key);
-    return fieldPath(segments.reverse());
+    return shortened(fieldPath(segments.reverse()));
   };
   const errors: FieldError[] = [];
-  const stack: At[] = [{ value: body, parent: undefined, key: undefined }];
-  /** Whether `at` is the body's `data` or inside it. */
-  const inData = (at: At): boolean => {
-    let a = at;
-    while (a.parent?.parent !== undefined) a = a.parent;
-    return a.parent !== undefined && a.key === 'data';
-  };
+  const stack: At[] = [{ value: body, parent: undefined, key: undefined, inData: false }];
   while (stack.length > 0 && errors.length < max) {
     const at = stack.pop()!;
     const { value } = at;
     if (typeof value === 'string') {
-      const message = unstorableTextMessage(value, 'the text', inData(at));
+      const message = unstorableTextMessage(value, 'the text', at.inData);
       if (message) errors.push({ path: pathOf(at), message });
     } else if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: at, key: i });
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: at, key: i, inData: at.inData });
     } else if (value !== null && typeof value === 'object') {
       const keys = Object.keys(value);
-      const nulAllowed = at.parent !== undefined && inData(at);
       for (const key of keys) {
-        const message = unstorableTextMessage(key, `the key ${JSON.stringify(key)}`, nulAllowed);
+        const message = unstorableTextMessage(key, `the key ${JSON.stringify(shortened(key))}`, at.inData);
         if (message) errors.push({ path: pathOf(at), message });
       }
-      for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (value as Record<string, unknown>)[keys[i]], parent: at, key: keys[i] });
+      const root = at.parent === undefined;
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (value as Record<string, unknown>)[keys[i]], parent: at, key: keys[i], inData: at.inData || (root && keys[i] === 'data') });
     }
   }
   return errors.slice(0, max);

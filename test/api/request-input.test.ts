@@ -50,6 +50,32 @@ describe('lone UTF-16 surrogates', () => {
     assert.ok(bothBody.errors!.some((e) => e.path === 'filename' && /surrogate/.test(e.message)), JSON.stringify(bothBody.errors));
   });
 
+  test('a deeply nested body with a surrogate in it is walked in linear time', async () => {
+    // 150,000 objects nested in an unknown field (900 KB): each object's place was looked up from
+    // the root again (whether it is in `data`), 10^10 steps that held the event loop for minutes.
+    const deep = '{"a":'.repeat(150_000) + '1' + '}'.repeat(150_000);
+    const started = Date.now();
+    const res = await s.api('POST', '/v1/pdf/create', team.apiKey, `{"template_id": "${tpl}", "data": {}, "filename": "\\ud800", "x": ${deep}}`);
+    const body = await expectValidationError(res, 'filename');
+    assert.ok(body.errors!.some((e) => e.path === 'x'), JSON.stringify(body.errors));
+    assert.ok(Date.now() - started < 3000, `answered in ${Date.now() - started} ms`);
+  });
+
+  test('a long key above many faults is not repeated in each: the answer stays small', async () => {
+    // 1 MB of key above 100 lone surrogates: each fault's path (and a key's message) held the
+    // whole key, 100 MB of answer for 1 MB sent (a 10 MB body: more than a string can hold).
+    const key = 'k'.repeat(1_000_000);
+    const strings = Array(100).fill('"\\ud800"').join(',');
+    const res = await s.api('POST', '/v1/templates', team.apiKey, `{"name": "n", "type": "image", "definition": {"${key}": [${strings}], "${key}\\udc00": 1}}`);
+    const text = await res.clone().text();
+    assert.ok(text.length < 100_000, `the answer is ${text.length} characters`);
+    const body = await expectValidationError(res, 'definition');
+    assert.equal(body.errors!.length, 100);
+    assert.match(body.errors![0].message, /^the key "k+\.\.\.k+\\udc00" holds an unpaired UTF-16 surrogate/);
+    assert.match(body.errors![1].path, /^definition\.k+\.\.\.k+\[0\]$/);
+    assert.ok(body.errors!.every((e) => e.path.length <= 200 && e.message.length < 500), JSON.stringify(body.errors![0]));
+  });
+
   test('a surrogate pair, escaped or as UTF-8, is text and goes through', async () => {
     const res = await s.api('POST', '/v1/templates', team.apiKey, '{"name": "smile \\ud83d\\ude00 😀", "type": "image", "definition": {}}');
     assert.equal(res.status, 201, await res.clone().text());
