@@ -207,38 +207,118 @@ function pngChunks(png: Buffer): { idat: Buffer[] } | string {
   }
 }
 
-/** JPEG markers of a frame header (SOF0-SOF15 but DHT, JPG and DAC). */
-const SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
+/** JPEG markers of the frame headers a render can decode (baseline, extended, progressive, lossless, arithmetic). */
+const SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc9, 0xca, 0xcb]);
+
+/** JPEG frame markers no decoder here reads (differential/hierarchical, and JPG). */
+const SOF_UNSUPPORTED = new Set([0xc5, 0xc6, 0xc7, 0xc8, 0xcd, 0xce, 0xcf]);
+
+/** Marker segments libjpeg reads or skips before the image data: DHT, DAC, DQT, DRI, DNL, APP0-APP15, COM. */
+const KNOWN_SEGMENT = (marker: number): boolean => marker === 0xc4 || marker === 0xcc || marker === 0xdb || marker === 0xdd || marker === 0xdc || (marker >= 0xe0 && marker <= 0xef) || marker === 0xfe;
 
 /**
- * Why a JPEG (starting with SOI) cannot be drawn, or null: its marker segments must be whole up
- * to the end of its first SOS segment (the start of the image data), with a frame header (SOF)
- * before it. Skia's decoder crashes the process (SIGSEGV) on a JPEG cut short before that, and
+ * Why a JPEG (starting with SOI) cannot be drawn, or null. Its header, everything up to the end of
+ * its first SOS segment (the start of the image data), is read as libjpeg reads it: the marker
+ * segments must be whole and each must be one libjpeg takes (a frame header of a supported kind,
+ * once, before the SOS; tables with indexes in range and lengths that add up; components and
+ * sampling factors within libjpeg's bounds; an SOS naming the frame's components). Skia's
+ * decoder (the image output) crashes the process (SIGSEGV) on any fault libjpeg finds there, and
  * pdfkit reads the frame header's bytes without checking them. Bytes between segments are
  * skipped, as both readers skip them; image data cut short is drawn as far as it goes.
  */
 function jpegProblem(jpeg: Buffer): string | null {
   const truncated = `JPEG data is truncated: the file ends after ${jpeg.length} bytes, before its image data (the SOS segment)`;
-  let frame = false;
+  const corrupt = (why: string) => `JPEG image data is corrupt: ${why}`;
+  /** The frame's component ids (null before the SOF). */
+  let components: number[] | null = null;
   for (let at = 2; ; ) {
     while (at < jpeg.length && jpeg[at] !== 0xff) at++;
     while (at + 1 < jpeg.length && jpeg[at + 1] === 0xff) at++;
     if (at + 2 > jpeg.length) return truncated;
     const marker = jpeg[at + 1];
+    const name = `0xFF${marker.toString(16).toUpperCase().padStart(2, '0')}`;
     if (marker === 0xd9) return 'JPEG has no image data: it ends (EOI) before an SOS segment';
-    // Markers without a segment: TEM, RST0-RST7 (and a stray SOI).
-    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd8)) {
+    // A stuffed 0xFF00 is no marker: skipped as libjpeg skips it. TEM and RST0-RST7 have no segment.
+    if (marker === 0x00 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
       at += 2;
       continue;
     }
+    if (marker === 0xd8) return corrupt(`a second SOI marker at byte ${at}`);
+    if (SOF_UNSUPPORTED.has(marker)) return corrupt(`its frame type (marker ${name}) is not supported: only baseline, extended, progressive, lossless and arithmetic JPEG`);
+    if (marker !== 0xda && !SOF.has(marker) && !KNOWN_SEGMENT(marker)) return corrupt(`unknown marker ${name} at byte ${at}`);
     if (at + 4 > jpeg.length) return truncated;
     const length = jpeg.readUInt16BE(at + 2);
     if (at + 2 + length > jpeg.length) return truncated;
+    const seg = jpeg.subarray(at + 4, at + 2 + Math.max(2, length));
+    const bad = (what: string) => corrupt(`its ${what} segment at byte ${at} is malformed`);
     if (SOF.has(marker)) {
-      if (length < 8) return `JPEG image data is corrupt: its frame header (SOF) is ${length} bytes long`;
-      frame = true;
+      if (components !== null) return corrupt('it has a second frame header (SOF)');
+      if (length < 8) return corrupt(`its frame header (SOF) is ${length} bytes long`);
+      const [precision, height, width, count] = [seg[0], seg.readUInt16BE(1), seg.readUInt16BE(3), seg[5]];
+      if (height === 0 || width === 0 || count === 0) return corrupt(`its frame header declares ${width}x${height} pixels and ${count} components`);
+      if (length !== 8 + 3 * count) return bad('frame header (SOF)');
+      if (width > 65500 || height > 65500) return corrupt(`it is ${width}x${height} pixels, more than the 65500 a side a JPEG decoder takes`);
+      const lossless = marker === 0xc3 || marker === 0xcb;
+      if (lossless ? precision < 2 || precision > 16 : precision !== 8 && precision !== 12) return corrupt(`its samples have ${precision} bits, which no decoder here reads`);
+      if (count > 10) return corrupt(`it has ${count} components, more than 10`);
+      components = [];
+      for (let c = 0; c < count; c++) {
+        const sampling = seg[6 + 3 * c + 1];
+        const [h, v] = [sampling >> 4, sampling & 15];
+        if (h < 1 || h > 4 || v < 1 || v > 4) return corrupt(`a component's sampling factors are ${h}x${v} (each must be 1 to 4)`);
+        components.push(seg[6 + 3 * c]);
+      }
+    } else if (marker === 0xda) {
+      if (components === null) return corrupt('it has no frame header (SOF) before its image data');
+      const count = length >= 3 ? seg[0] : 0;
+      if (count < 1 || count > 4 || length !== 6 + 2 * count) return bad('SOS');
+      const unused = [...components];
+      for (let c = 0; c < count; c++) {
+        const i = unused.indexOf(seg[1 + 2 * c]);
+        if (i < 0) return corrupt(`its image data (SOS) names a component (${seg[1 + 2 * c]}) its frame header does not have`);
+        unused.splice(i, 1);
+      }
+      return null;
+    } else if (marker === 0xdb) {
+      // DQT: whole tables of 64 values (8 or 16 bits) each, with an index 0-3, filling the
+      // segment (libjpeg reads a table cut short, and Skia crashes on it).
+      let left = length - 2;
+      for (let p = 0; left > 0; ) {
+        const head = seg[p];
+        if ((head & 15) >= 4) return corrupt(`a quantization table (DQT) has the index ${head & 15} (0 to 3)`);
+        if (head >> 4 > 1) return bad('DQT');
+        const size = 1 + (head >> 4 === 1 ? 128 : 64);
+        if (left < size) return bad('DQT');
+        left -= size;
+        p += size;
+      }
+      if (left !== 0) return bad('DQT');
+    } else if (marker === 0xc4) {
+      // DHT: each table a class and index (0-3), 16 counts and as many values as they add up to.
+      let left = length - 2;
+      for (let p = 0; left > 16; ) {
+        const index = seg[p];
+        let count = 0;
+        for (let i = 1; i <= 16; i++) count += seg[p + i];
+        left -= 17;
+        if (count > 256 || count > left) return bad('DHT');
+        if ((index & ~0x10) >= 4) return corrupt(`a Huffman table (DHT) has the index ${index & ~0x10} (0 to 3)`);
+        left -= count;
+        p += 17 + count;
+      }
+      if (left !== 0) return bad('DHT');
+    } else if (marker === 0xdd) {
+      if (length !== 4) return bad('DRI');
+    } else if (marker === 0xcc) {
+      // DAC: pairs of a table index (0-31) and a value (DC: low nibble at most the high one; AC: 1-63).
+      let left = length - 2;
+      for (let p = 0; left > 0; p += 2) {
+        if (left < 2) return bad('DAC');
+        const [index, value] = [seg[p], seg[p + 1]];
+        left -= 2;
+        if (index >= 32 || (index >= 16 ? value < 1 || value > 63 : (value & 15) > value >> 4)) return bad('DAC');
+      }
     }
-    if (marker === 0xda) return frame ? null : 'JPEG image data is corrupt: it has no frame header (SOF) before its image data';
     at += 2 + length;
   }
 }

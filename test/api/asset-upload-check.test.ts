@@ -52,6 +52,10 @@ test('a PNG, JPEG or SVG that can never be drawn is refused naming file, with wh
   // JPEG: cut before its image data (the SOS segment), and a JPEG signature followed by junk.
   await refused(apiKey, JPEG.subarray(0, 200), 'cut.jpg', /JPEG data is truncated/);
   await refused(apiKey, Buffer.concat([JPEG.subarray(0, 4), Buffer.alloc(40, 0x11)]), 'junk.jpg', /JPEG data is truncated/);
+  // A JPEG whose header libjpeg refuses (16-bit samples): the image output's decoder crashed the process on it.
+  const deep = Buffer.from(JPEG);
+  deep[158 + 4] = 16;
+  await refused(apiKey, deep, 'deep.jpg', /JPEG image data is corrupt: its samples have 16 bits/);
   // SVG: entity declarations, and sizes no PDF can draw.
   const entity = '<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "x">]><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&a;</text></svg>';
   await refused(apiKey, entity, 'entity.svg', /SVG declares entities \(<!ENTITY>\), which are not allowed/);

@@ -74,3 +74,57 @@ test('images within the limits pass checkImageBytes with their type and size', a
   const svg = await checkImageBytes(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="10mm"/>'), DEFAULT_LIMITS);
   assert.deepEqual([svg.type, Math.round(svg.width * 100) / 100, Math.round(svg.height * 100) / 100], ['svg', 56.69, 28.35]);
 });
+
+/** JPEG_16 with its bytes at `at` set, or a segment put in after SOI (`insert`), or one replaced. */
+function jpegWith(edit: { set?: Record<number, number>; insert?: number[]; replace?: [number, number, Buffer] }): Buffer {
+  let v = Buffer.from(JPEG);
+  for (const [at, byte] of Object.entries(edit.set ?? {})) v[Number(at)] = byte;
+  if (edit.insert) v = Buffer.concat([v.subarray(0, 2), Buffer.from(edit.insert), v.subarray(2)]);
+  if (edit.replace) v = Buffer.concat([v.subarray(0, edit.replace[0]), edit.replace[2], v.subarray(edit.replace[1])]);
+  return v;
+}
+
+test('a JPEG whose header libjpeg refuses is IMAGE_INVALID "corrupt" (Skia crashed the process on each of these)', async () => {
+  // JPEG_16: APP0 at 2, DQT at 20 and 89, SOF0 at 158, DHT at 177..299, SOS at 299.
+  const SOF = 158;
+  const cases: [string, Buffer, RegExp][] = [
+    ['16-bit samples', jpegWith({ set: { [SOF + 4]: 16 } }), /samples have 16 bits/],
+    ['no components', jpegWith({ set: { [SOF + 9]: 0 } }), /16x16 pixels and 0 components/],
+    ['a component count the length does not hold', jpegWith({ set: { [SOF + 9]: 4 } }), /frame header \(SOF\) segment at byte 158 is malformed/],
+    ['sampling factors 0', jpegWith({ set: { [SOF + 11]: 0 } }), /sampling factors are 0x0/],
+    ['wider than libjpeg takes', jpegWith({ set: { [SOF + 7]: 0xff, [SOF + 8]: 0xff, [SOF + 5]: 0, [SOF + 6]: 1 } }), /65535x1 pixels, more than the 65500/],
+    ['an SOS naming no component of the frame', jpegWith({ set: { [299 + 5]: 9 } }), /names a component \(9\)/],
+    ['an SOS of no components', jpegWith({ set: { [299 + 4]: 0 } }), /SOS segment at byte 299 is malformed/],
+    ['a quantization table index past 3', jpegWith({ set: { 24: 9 } }), /quantization table \(DQT\) has the index 9/],
+    ['a quantization table cut short', jpegWith({ replace: [20, 89, Buffer.concat([Buffer.from([0xff, 0xdb, 0x00, 0x23, 0x00]), JPEG.subarray(25, 57)])] }), /DQT segment at byte 20 is malformed/],
+    ['a 16-bit quantization table in 8-bit room', jpegWith({ set: { 24: 0x10 } }), /DQT segment at byte 20 is malformed/],
+    ['a Huffman table index past 3', jpegWith({ set: { [177 + 4]: 9 } }), /Huffman table \(DHT\) has the index 9/],
+    ['an unknown marker', jpegWith({ insert: [0xff, 0x02, 0x00, 0x04, 0, 0] }), /unknown marker 0xFF02 at byte 2/],
+    ['a DRI of the wrong length', jpegWith({ insert: [0xff, 0xdd, 0x00, 0x05, 0, 0, 0] }), /DRI segment at byte 2 is malformed/],
+    ['two frame headers', jpegWith({ replace: [177, 177, JPEG.subarray(SOF, 177)] }), /second frame header/],
+    ['a hierarchical frame', jpegWith({ set: { [SOF + 1]: 0xc5 } }), /frame type \(marker 0xFFC5\) is not supported|could not be decoded/],
+  ];
+  for (const [what, bytes, message] of cases) {
+    for (const e of await failures(bytes)) {
+      assert.equal(e.code, 'IMAGE_INVALID', what);
+      assert.match(e.message, message, what);
+    }
+    await assert.rejects(checkImageBytes(bytes, DEFAULT_LIMITS), message, what);
+  }
+});
+
+test('JPEG headers libjpeg takes still draw: a whole 16-bit quantization table, 12-bit samples, no Huffman tables (the standard ones)', async () => {
+  const table = Buffer.alloc(128);
+  for (let i = 0; i < 64; i++) table.writeUInt16BE(JPEG[25 + i], 2 * i);
+  const cases = [
+    jpegWith({ replace: [20, 89, Buffer.concat([Buffer.from([0xff, 0xdb, 0x00, 0x83, 0x10]), table])] }),
+    jpegWith({ set: { [158 + 4]: 12 } }),
+    jpegWith({ replace: [177, 299, Buffer.alloc(0)] }),
+    jpegWith({ insert: [0xff, 0xdd, 0x00, 0x04, 0, 0] }),
+  ];
+  for (const bytes of cases) {
+    assert.equal((await checkImageBytes(bytes, DEFAULT_LIMITS)).type, 'jpeg');
+    assert.ok((await renderImage({ content: [{ image: SRC }] }, {}, { images: new Map([[SRC, bytes]]), format: 'png' })).image.length > 0);
+    assert.equal((await renderPdf({ content: [{ image: SRC }] }, {}, { images: new Map([[SRC, bytes]]) })).pages, 1);
+  }
+});
