@@ -188,10 +188,15 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 
 /**
  * A PNG's chunks, walked from its signature to its IEND chunk as pdfkit's reader walks them
- * (pdfkit refuses a file without IEND): the IDAT chunks, or why the file cannot be read.
+ * (pdfkit refuses a file without IEND): the IDAT chunks, or why the file cannot be read. The
+ * chunks before the pixel data are checked as libpng's header reader checks them
+ * ({@link pngHeaderProblem}): Skia's decoder (the image output) crashes the process on any fault
+ * it finds there.
  */
 function pngChunks(png: Buffer): { idat: Buffer[] } | string {
   const idat: Buffer[] = [];
+  let colorType = -1;
+  let palette = false;
   for (let at = 8; ; ) {
     if (at + 8 > png.length) return `PNG data is truncated: the file ends after ${png.length} bytes, before its IEND chunk`;
     const length = png.readUInt32BE(at);
@@ -202,10 +207,70 @@ function pngChunks(png: Buffer): { idat: Buffer[] } | string {
       const name = /^[A-Za-z]{4}$/.test(type) ? `its ${type} chunk` : `a chunk at byte ${at}`;
       return `PNG data is truncated: ${name} (${length} bytes) runs past the end of the file (${png.length} bytes), before its IEND chunk`;
     }
+    if (idat.length === 0) {
+      const problem = pngHeaderProblem(png, at, length, type, colorType, palette);
+      if (problem !== null) return `PNG image data is corrupt: ${problem}`;
+      if (type === 'IHDR') colorType = png[at + 8 + 9];
+      if (type === 'PLTE') palette = true;
+    }
     if (type === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + length));
     at += 12 + length;
   }
 }
+
+/** Bit depths libpng takes for each PNG colour type. */
+const PNG_DEPTHS: Record<number, readonly number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
+
+/**
+ * Why the chunk at `at` (before the first IDAT; whole) is one libpng's header reader refuses, or
+ * null: IHDR first, 13 bytes, with a size of 1 to 1,000,000 pixels a side (libpng's default
+ * limit), a bit depth its colour type has, compression and filter method 0 and interlace 0 or
+ * 1; a critical chunk before the pixel data (IHDR, PLTE) whose CRC does not match, or one libpng
+ * does not know; a
+ * palette of 1 to 256 colours where the colour type has one, before the pixel data of an indexed
+ * image; a chunk name of letters only. `colorType`: IHDR's (-1 before it); `palette`: whether a
+ * PLTE was seen.
+ */
+function pngHeaderProblem(png: Buffer, at: number, length: number, type: string, colorType: number, palette: boolean): string | null {
+  if (!/^[A-Za-z]{4}$/.test(type)) return `a chunk at byte ${at} has no chunk name (${JSON.stringify(type)})`;
+  if (length > 0x7fffffff) return `its ${type} chunk declares ${length} bytes`;
+  if (colorType < 0 && type !== 'IHDR') return `its first chunk is ${type}, not IHDR`;
+  const critical = type.charCodeAt(0) < 0x61;
+  // (IDAT's CRC libpng checks while drawing, where a fault is no crash; pdfkit does not check it.)
+  if (critical && type !== 'IDAT' && crc32(png.subarray(at + 4, at + 8 + length)) !== png.readUInt32BE(at + 8 + length)) return `its ${type} chunk's CRC does not match its data`;
+  if (type === 'IHDR') {
+    if (colorType >= 0) return 'it has a second IHDR chunk';
+    if (length !== 13) return `its IHDR chunk is ${length} bytes long, not 13`;
+    const d = png.subarray(at + 8, at + 21);
+    const [width, height, depth, color] = [d.readUInt32BE(0), d.readUInt32BE(4), d[8], d[9]];
+    if (width < 1 || height < 1 || width > 1_000_000 || height > 1_000_000) return `its size is ${width}x${height} pixels (each side 1 to 1,000,000)`;
+    if (!PNG_DEPTHS[color]?.includes(depth)) return `colour type ${color} with a bit depth of ${depth} is no PNG format`;
+    if (d[10] !== 0 || d[11] !== 0 || d[12] > 1) return `its compression, filter or interlace method (${d[10]}, ${d[11]}, ${d[12]}) is unknown`;
+    return null;
+  }
+  if (type === 'PLTE') {
+    if (palette) return 'it has a second PLTE chunk';
+    if (colorType === 0 || colorType === 4) return 'a greyscale image has a palette (PLTE)';
+    if (length === 0 || length % 3 !== 0 || length > 768) return `its palette (PLTE) is ${length} bytes long (1 to 256 colours of 3 bytes)`;
+    return null;
+  }
+  if (type === 'IDAT') return colorType === 3 && !palette ? 'an indexed-colour image has no palette (PLTE) before its pixel data' : null;
+  if (critical) return `it has a critical chunk ${type} no PNG reader knows`;
+  return null;
+}
+
+/** CRC-32 (ISO 3309, as PNG's chunks have it). */
+function crc32(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+const CRC_TABLE = Uint32Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
 
 /** JPEG markers of the frame headers a render can decode (baseline, extended, progressive, lossless, arithmetic). */
 const SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc9, 0xca, 0xcb]);

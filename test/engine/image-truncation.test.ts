@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkImageBytes, DEFAULT_LIMITS, RenderError, renderImage, renderPdf } from '../../engine/index.ts';
-import { encodePng, JPEG_16 } from '../helpers/images.ts';
+import { encodePng, JPEG_16, pngChunk } from '../helpers/images.ts';
 
 const PNG = encodePng(40, 30, (x, y) => [x * 6, y * 8, 90, 255]);
 const JPEG = Buffer.from(JPEG_16.base64, 'base64');
@@ -126,5 +126,41 @@ test('JPEG headers libjpeg takes still draw: a whole 16-bit quantization table, 
     assert.equal((await checkImageBytes(bytes, DEFAULT_LIMITS)).type, 'jpeg');
     assert.ok((await renderImage({ content: [{ image: SRC }] }, {}, { images: new Map([[SRC, bytes]]), format: 'png' })).image.length > 0);
     assert.equal((await renderPdf({ content: [{ image: SRC }] }, {}, { images: new Map([[SRC, bytes]]) })).pages, 1);
+  }
+});
+
+test('a PNG whose header chunks libpng refuses is IMAGE_INVALID "corrupt" (Skia crashed the process on them)', async () => {
+  // PNG: signature, IHDR at 8 (data 16..28, CRC 29..32), IDAT at 33.
+  const withIhdr = (edit: (d: Buffer) => void): Buffer => {
+    const v = Buffer.from(PNG);
+    edit(v.subarray(16, 29));
+    pngChunk('IHDR', v.subarray(16, 29)).copy(v, 8);
+    return v;
+  };
+  const badCrc = Buffer.from(PNG);
+  badCrc[31] ^= 1;
+  const cases: [string, Buffer, RegExp][] = [
+    ['an IHDR whose CRC does not match', badCrc, /its IHDR chunk's CRC does not match/],
+    ['a bit depth of 7', withIhdr((d) => (d[8] = 7)), /colour type 6 with a bit depth of 7/],
+    ['interlace method 2', withIhdr((d) => (d[12] = 2)), /interlace method \(0, 0, 2\)/],
+    ['wider than libpng takes', withIhdr((d) => (d.writeUInt32BE(1_000_001, 0), d.writeUInt32BE(1, 4))), /1000001x1 pixels/],
+    ['an unknown critical chunk', Buffer.concat([PNG.subarray(0, 33), pngChunk('ABCD', Buffer.from('x')), PNG.subarray(33)]), /critical chunk ABCD/],
+    ['an indexed image without a palette', withIhdr((d) => (d[9] = 3, d[8] = 8)), /no palette \(PLTE\)/],
+  ];
+  for (const [what, bytes, message] of cases) {
+    for (const e of await failures(bytes)) {
+      assert.equal(e.code, 'IMAGE_INVALID', what);
+      assert.match(e.message, message, what);
+    }
+    await assert.rejects(checkImageBytes(bytes, DEFAULT_LIMITS), message, what);
+  }
+  // What libpng only warns of still draws: an ancillary chunk's or IDAT's CRC.
+  const text = pngChunk('tEXt', Buffer.from('a\0b'));
+  text[text.length - 1] ^= 1;
+  const idatCrc = Buffer.from(PNG);
+  idatCrc[33 + 8 + PNG.readUInt32BE(33) + 3] ^= 1;
+  for (const bytes of [Buffer.concat([PNG.subarray(0, 33), text, PNG.subarray(33)]), idatCrc]) {
+    assert.equal((await checkImageBytes(bytes, DEFAULT_LIMITS)).type, 'png');
+    assert.ok((await renderImage({ content: [{ image: SRC }] }, {}, { images: new Map([[SRC, bytes]]), format: 'png' })).image.length > 0);
   }
 });
