@@ -86,7 +86,7 @@ function decodeUncached(src: string, limits: Limits, path: string): DecodedImage
  * to the caller (`pixelData`: the joined IDAT chunks and the most bytes they may inflate to), so
  * a render inflates it at once and {@link checkImageBytes} off the caller's thread.
  */
-function inspectBytes(data: Buffer, limits: ImageLimits, path: string | undefined): { image: DecodedImage; pixelData?: { compressed: Buffer; maxBytes: number } } {
+function inspectBytes(data: Buffer, limits: ImageLimits, path: string | undefined): { image: DecodedImage; pixelData?: { compressed: Buffer; maxBytes: number; scanlines: Scanlines } } {
   if (isSvg(data)) return { image: decodeSvg(data, limits, path) };
   // The structure first: a file cut short says so, and image-size then reads only within it.
   const png = data.length >= 8 && data.subarray(0, 8).equals(PNG_SIGNATURE);
@@ -108,7 +108,80 @@ function inspectBytes(data: Buffer, limits: ImageLimits, path: string | undefine
   }
   const image: DecodedImage = { type, data, width: size.width, height: size.height };
   if (type !== 'png' || !structure) return { image };
-  return { image, pixelData: { compressed: Buffer.concat(structure.idat), maxBytes: rawSizeBound(size.width, size.height) } };
+  return { image, pixelData: { compressed: Buffer.concat(structure.idat), maxBytes: rawSizeBound(size.width, size.height), scanlines: pngScanlines(data) } };
+}
+
+/** What a PNG's pixel data is made of: per interlace pass (one when not interlaced), its scanlines and their length in bytes, filter byte included. */
+type Scanlines = readonly { readonly rows: number; readonly bytes: number }[];
+
+/** Adam7's passes: first column, first row, column step, row step. */
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
+
+/** Samples a pixel has for each PNG colour type. */
+const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+/** The scanlines of a PNG whose IHDR (the first chunk: pngChunks checked it) is well formed. */
+function pngScanlines(png: Buffer): Scanlines {
+  const [width, height, depth, color, interlace] = [png.readUInt32BE(16), png.readUInt32BE(20), png[24], png[25], png[28]];
+  const bits = PNG_CHANNELS[color] * depth;
+  const line = (pixels: number) => 1 + Math.ceil((pixels * bits) / 8);
+  if (interlace === 0) return [{ rows: height, bytes: line(width) }];
+  const passes: { rows: number; bytes: number }[] = [];
+  for (const [x0, y0, dx, dy] of ADAM7) {
+    const columns = Math.ceil((width - x0) / dx);
+    const rows = Math.ceil((height - y0) / dy);
+    if (columns > 0 && rows > 0) passes.push({ rows, bytes: line(columns) });
+  }
+  return passes;
+}
+
+/**
+ * Checks a PNG's inflated pixel data as it comes, chunk by chunk: every scanline starts with a
+ * filter type of 0 to 4, and the data holds every scanline its header declares. pdfkit's decoder
+ * throws where nothing catches it on either fault (the render never ends), so both are refused.
+ */
+class ScanlineCheck {
+  private seen = 0;
+  private pass = 0;
+  private row = 0;
+  /** Where the next scanline starts, in the inflated data. */
+  private next = 0;
+  private readonly total: number;
+
+  constructor(private readonly scanlines: Scanlines) {
+    let total = 0;
+    for (const p of scanlines) total += p.rows * p.bytes;
+    this.total = total;
+  }
+
+  /** The next `chunk` of inflated data; a problem, or null. */
+  feed(chunk: Uint8Array): string | null {
+    const end = this.seen + chunk.length;
+    while (this.pass < this.scanlines.length && this.next < end) {
+      const filter = chunk[this.next - this.seen];
+      if (filter > 4) return `PNG image data is corrupt: scanline ${this.row + 1}${this.scanlines.length > 1 ? ` of interlace pass ${this.pass + 1}` : ''} has filter type ${filter} (0 to 4 exist)`;
+      this.next += this.scanlines[this.pass].bytes;
+      if (++this.row === this.scanlines[this.pass].rows) {
+        this.pass++;
+        this.row = 0;
+      }
+    }
+    this.seen = end;
+    return null;
+  }
+
+  /** After the last chunk: a problem, or null. */
+  end(): string | null {
+    return this.seen < this.total ? `PNG data is truncated: its pixel data inflates to ${this.seen} bytes, fewer than the ${this.total} its header declares` : null;
+  }
 }
 
 /** Decode the bytes of a PNG, JPEG or SVG image. */
@@ -117,7 +190,8 @@ function decodeBytes(data: Buffer, limits: Limits, path: string): DecodedImage {
   if (pixelData) {
     let problem: string | null = null;
     try {
-      inflateSync(pixelData.compressed, { maxOutputLength: pixelData.maxBytes });
+      const check = new ScanlineCheck(pixelData.scanlines);
+      problem = check.feed(inflateSync(pixelData.compressed, { maxOutputLength: pixelData.maxBytes })) ?? check.end();
     } catch (e) {
       problem = inflateProblem(e, pixelData.maxBytes);
     }
@@ -150,7 +224,7 @@ export async function checkImageBytes(bytes: Uint8Array, limits: ImageLimits): P
   if (bytes.byteLength > limits.maxImageBytes) throw new RenderError('LIMIT_EXCEEDED', `image is larger than ${limits.maxImageBytes} bytes`);
   const { image, pixelData } = inspectBytes(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits, undefined);
   if (pixelData) {
-    const problem = await inflatedProblem(pixelData.compressed, pixelData.maxBytes);
+    const problem = await inflatedProblem(pixelData.compressed, pixelData.maxBytes, new ScanlineCheck(pixelData.scanlines));
     if (problem) throw new RenderError('IMAGE_INVALID', problem);
   }
   return { type: image.type, width: image.width, height: image.height };
@@ -166,20 +240,24 @@ function inflateProblem(e: unknown, maxBytes: number): string {
   return `PNG image data is corrupt: its compressed pixel data (IDAT) does not inflate (${err?.message ?? e})`;
 }
 
-/** {@link inflateProblem} of inflating `compressed` with at most `maxBytes` out, streamed (nothing kept) on libuv's thread pool; null when it inflates. */
-function inflatedProblem(compressed: Buffer, maxBytes: number): Promise<string | null> {
+/**
+ * {@link inflateProblem} of inflating `compressed` with at most `maxBytes` out, streamed (nothing
+ * kept) on libuv's thread pool, or what `scanlines` finds in what comes out; null when neither.
+ */
+function inflatedProblem(compressed: Buffer, maxBytes: number, scanlines: ScanlineCheck): Promise<string | null> {
   return new Promise((resolve) => {
     const inflate = createInflate({ chunkSize: 256 * 1024 });
     let out = 0;
     inflate.on('data', (chunk: Buffer) => {
       out += chunk.length;
-      if (out > maxBytes) {
+      const problem = out > maxBytes ? inflateProblem(Object.assign(new RangeError('too large'), { code: 'ERR_BUFFER_TOO_LARGE' }), maxBytes) : scanlines.feed(chunk);
+      if (problem !== null) {
         inflate.destroy();
-        resolve(inflateProblem(Object.assign(new RangeError('too large'), { code: 'ERR_BUFFER_TOO_LARGE' }), maxBytes));
+        resolve(problem);
       }
     });
     inflate.on('error', (e) => resolve(inflateProblem(e, maxBytes)));
-    inflate.on('end', () => resolve(null));
+    inflate.on('end', () => resolve(scanlines.end()));
     inflate.end(compressed);
   });
 }

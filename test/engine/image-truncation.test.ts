@@ -9,6 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkImageBytes, DEFAULT_LIMITS, RenderError, renderImage, renderPdf } from '../../engine/index.ts';
+import { deflateSync } from 'node:zlib';
 import { encodePng, JPEG_16, pngChunk } from '../helpers/images.ts';
 
 const PNG = encodePng(40, 30, (x, y) => [x * 6, y * 8, 90, 255]);
@@ -161,6 +162,58 @@ test('a PNG whose header chunks libpng refuses is IMAGE_INVALID "corrupt" (Skia 
   idatCrc[33 + 8 + PNG.readUInt32BE(33) + 3] ^= 1;
   for (const bytes of [Buffer.concat([PNG.subarray(0, 33), text, PNG.subarray(33)]), idatCrc]) {
     assert.equal((await checkImageBytes(bytes, DEFAULT_LIMITS)).type, 'png');
+    assert.ok((await renderImage({ content: [{ image: SRC }] }, {}, { images: new Map([[SRC, bytes]]), format: 'png' })).image.length > 0);
+  }
+});
+
+/** An RGBA PNG from `raw` (its scanlines, filter bytes included, as the test writes them) and an IHDR of `width` x `height`, `interlace` 0 or 1. */
+function pngOf(width: number, height: number, raw: Buffer, interlace = 0): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6;
+  ihdr[12] = interlace;
+  return Buffer.concat([PNG.subarray(0, 8), pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', new Uint8Array(0))]);
+}
+
+/** Scanlines of a `width` x `height` RGBA picture (filter 0), Adam7-interlaced when `interlaced`. */
+function scanlines(width: number, height: number, interlaced: boolean): Buffer {
+  const passes = interlaced ? [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]] : [[0, 0, 1, 1]];
+  const out: number[] = [];
+  for (const [x0, y0, dx, dy] of passes) {
+    if (x0 >= width || y0 >= height) continue;
+    for (let y = y0; y < height; y += dy) {
+      out.push(0);
+      for (let x = x0; x < width; x += dx) out.push(x * 6, y * 8, 90, 255);
+    }
+  }
+  return Buffer.from(out);
+}
+
+test('PNG pixel data that does not hold its header\'s scanlines is IMAGE_INVALID (pdfkit threw where nothing caught it: the render never ended)', { timeout: 60_000 }, async () => {
+  const raw = scanlines(40, 30, false);
+  const short = pngOf(40, 30, raw.subarray(0, raw.length - 161));
+  const badFilter = Buffer.from(raw);
+  badFilter[2 * 161] = 7;
+  const cases: [string, Buffer, RegExp][] = [
+    ['a scanline short', short, /PNG data is truncated: its pixel data inflates to 4669 bytes, fewer than the 4830 its header declares$/],
+    ['a filter type of 7 on the third scanline', pngOf(40, 30, badFilter), /PNG image data is corrupt: scanline 3 has filter type 7 \(0 to 4 exist\)$/],
+    ['an interlaced header over plain scanlines', pngOf(40, 30, raw, 1), /PNG (data is truncated|image data is corrupt)/],
+  ];
+  for (const [what, bytes, message] of cases) {
+    await assert.rejects(checkImageBytes(bytes, DEFAULT_LIMITS), message, what);
+    for (const e of await failures(bytes)) {
+      assert.equal(e.code, 'IMAGE_INVALID', what);
+      assert.match(e.message, message, what);
+    }
+  }
+  // Whole scanlines still draw, interlaced or not.
+  for (const interlaced of [false, true]) {
+    const bytes = pngOf(37, 23, scanlines(37, 23, interlaced), interlaced ? 1 : 0);
+    assert.deepEqual(await checkImageBytes(bytes, DEFAULT_LIMITS), { type: 'png', width: 37, height: 23 });
+    const pdf = await renderPdf({ content: [{ image: SRC }] }, {}, { images: new Map([[SRC, bytes]]) });
+    assert.ok(pdf.pdf.length > 0);
     assert.ok((await renderImage({ content: [{ image: SRC }] }, {}, { images: new Map([[SRC, bytes]]), format: 'png' })).image.length > 0);
   }
 });
