@@ -376,10 +376,16 @@ async function credits(args: string[]): Promise<void> {
   print(values.json, { team_id: values.team, credits: balance }, `team ${values.team} now has ${balance} credits`);
 }
 
+/** The commands `--help` after which prints the usage. */
+const COMMANDS: ReadonlySet<string> = new Set(['serve', 'render', 'teams', 'keys', 'credits']);
+/** Options that take a value: a `--help` right after one is that value. */
+const VALUE_OPTIONS: ReadonlySet<string> = new Set(['-o', '--output', '--format', '--page', '--scale', '--pdf-variant', '--font-dir', '--role', '--name', '--credits', '--team', '--amount']);
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  // `platen render --help` asks for help, not for a render with an unknown option.
-  if (command !== undefined && rest.some((a) => a === '--help' || a === '-h')) {
+  // `platen render --help` asks for help, not for a render with an unknown option (but `-o --help`
+  // names a file, and an unknown command stays a usage error).
+  if (COMMANDS.has(command ?? '') && rest.some((a, i) => (a === '--help' || a === '-h') && !(i > 0 && VALUE_OPTIONS.has(rest[i - 1])))) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
@@ -417,7 +423,7 @@ function reportError(e: unknown): void {
   } else if (e instanceof UsageError || e instanceof ConfigError) {
     process.stderr.write(`${e.message}\n`);
   } else if (isArgumentError(e)) {
-    process.stderr.write(`${e.message.split('. ')[0]}; platen help lists the options\n`);
+    process.stderr.write(`${e.message.split(/\.\s/)[0]}; platen help lists the options\n`);
   } else {
     process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
   }

@@ -83,6 +83,8 @@ describe('teams, keys, credits', () => {
       [['teams', 'create', '--credits', '5', '--json'], /usage/i],
       [['credits', 'add', '--team', teamId, '--amount', 'lots', '--json'], /--amount/],
       [['render', '--bogus'], /^Unknown option '--bogus'; platen help lists the options\n$/],
+      [['nosuch', '--help'], /^usage: platen <command>/],
+      [['render', 'no-such-template.json', '-o', '--help'], /^Option '-o' argument is ambiguous; platen help lists the options\n$/],
       [['render', 'template.json', '-o'], /^Option '-o, --output <value>' argument missing; platen help/],
     ];
     // The first two through npx as documented; the rest through node directly, to stay quick.
