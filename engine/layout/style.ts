@@ -4,6 +4,7 @@
  */
 import type { BorderInput, BorderSide, SidesInput, StyleProps } from '../template/types.ts';
 import { parseColor } from '../template/colors.ts';
+import { sidesOf } from '../template/page.ts';
 import type { FontLibrary } from '../text/fonts.ts';
 import type { Align, RGB, TextStyle } from '../text/paragraph.ts';
 import type { BoxLayout } from './nodes.ts';
@@ -69,10 +70,7 @@ const BLACK: RGB = [0, 0, 0];
 
 /** Normalise `margin`/`padding`: a number, `[vertical, horizontal]` or `[top, right, bottom, left]`. */
 export function toSides(input: SidesInput | undefined): Sides {
-  if (input === undefined) return ZERO_SIDES;
-  if (typeof input === 'number') return { top: input, right: input, bottom: input, left: input };
-  if (input.length === 2) return { top: input[0], right: input[1], bottom: input[0], left: input[1] };
-  return { top: input[0], right: input[1], bottom: input[2], left: input[3] };
+  return input === undefined ? ZERO_SIDES : sidesOf(input);
 }
 
 /** Parse a colour already validated by the schema; unparseable (e.g. a placeholder left empty) gives `fallback`. */

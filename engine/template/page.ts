@@ -41,12 +41,16 @@ export interface PageMargin {
   readonly left: number;
 }
 
-/** `page.margin` as four sides: a number, [vertical, horizontal] or [top, right, bottom, left]; default 40. */
+/** Four sides of a margin or padding as written: a number, [vertical, horizontal] or [top, right, bottom, left] (CSS order). */
+export function sidesOf(input: SidesInput): PageMargin {
+  if (typeof input === 'number') return { top: input, right: input, bottom: input, left: input };
+  if (input.length === 2) return { top: input[0], right: input[1], bottom: input[0], left: input[1] };
+  return { top: input[0], right: input[1], bottom: input[2], left: input[3] };
+}
+
+/** `page.margin` as four sides ({@link sidesOf}); default 40. */
 export function pageMargin(input: SidesInput | undefined): PageMargin {
-  const m = input ?? DEFAULT_PAGE_MARGIN;
-  if (typeof m === 'number') return { top: m, right: m, bottom: m, left: m };
-  if (m.length === 2) return { top: m[0], right: m[1], bottom: m[0], left: m[1] };
-  return { top: m[0], right: m[1], bottom: m[2], left: m[3] };
+  return sidesOf(input ?? DEFAULT_PAGE_MARGIN);
 }
 
 /**

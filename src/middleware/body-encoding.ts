@@ -21,6 +21,15 @@ type Coding = (typeof CODINGS)[keyof typeof CODINGS];
 
 class InflatedTooLarge extends Error {}
 
+/** The content codings a Content-Encoding header names, lower case, `identity` left out ([] when none). */
+export function contentCodings(header: string | undefined): string[] {
+  if (header === undefined) return [];
+  return header
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '' && s !== 'identity');
+}
+
 /**
  * HTTP's "deflate" is the zlib format (RFC 1950), but some clients send raw deflate (RFC 1951):
  * a zlib stream starts with a header whose compression method is 8 and whose two bytes are a
@@ -90,11 +99,7 @@ async function inflate(body: ReadableStream<Uint8Array>, coding: Coding, maxByte
 export function bodyDecoding(opts: { maxBytes: number; routeLimit?: (method: string, path: string) => RouteBodyLimit | undefined }) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header('content-encoding');
-    if (header === undefined) return next();
-    const codings = header
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .filter((s) => s !== '' && s !== 'identity');
+    const codings = contentCodings(header);
     if (codings.length === 0) return next();
     const body = c.req.raw.body;
     const declared = c.req.header('content-length');

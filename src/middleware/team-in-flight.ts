@@ -10,6 +10,7 @@
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../app.ts';
+import { contentCodings } from './body-encoding.ts';
 
 /** Bytes of request bodies per team in flight, shared by the routes it guards. */
 export class TeamInFlight {
@@ -51,7 +52,6 @@ export class TeamInFlight {
     const n = Number(length ?? 0);
     if (!(Number.isFinite(n) && n > 0)) return 0;
     // A gzip or deflate body may inflate up to the body limit (body-encoding.ts).
-    const compressed = contentEncoding !== undefined && contentEncoding.split(',').some((c) => !['', 'identity'].includes(c.trim().toLowerCase()));
-    return compressed ? Math.max(n, this.chunkedBytes) : n;
+    return contentCodings(contentEncoding).length > 0 ? Math.max(n, this.chunkedBytes) : n;
   }
 }
