@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { DEFAULT_CACHE_MB, DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_PIXELS, type Limits } from '../engine/index.ts';
 import { isAddressOrRange } from './middleware/client-address.ts';
 import { DEFAULT_RENDER_YOUNG_MB } from './render/heap.ts';
+import { DEFAULT_HOST_LOOKUP_LIMITS, type HostLookupLimits } from './services/host-lookup.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
 
 /** Objects and arrays one template definition may hold by default (PLATEN_MAX_TEMPLATE_NODES). */
@@ -99,6 +100,8 @@ export interface Config {
   /** Webhook retry delays in milliseconds (§6.4). */
   webhookRetryDelays: number[];
   webhookAllowPrivate: boolean;
+  /** Host name lookups of webhooks, images by URL and S3 integrations (PLATEN_DNS_CONCURRENCY, PLATEN_DNS_TIMEOUT_MS). */
+  hostLookup: HostLookupLimits;
   /** Allow S3 integration endpoints on private, loopback or reserved addresses (self-hosted MinIO, tests). */
   s3AllowPrivateEndpoints: boolean;
   /** Images by URL (PLATEN_IMAGE_*): private addresses allowed, body size, deadline, cache budget, extra CAs (PEM), sources per render. */
@@ -195,6 +198,8 @@ const envSchema = z.object({
     .default('1000,5000,30000')
     .transform((s) => s.split(',').map(Number)),
   PLATEN_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  PLATEN_DNS_CONCURRENCY: int(1, 1024).default(DEFAULT_HOST_LOOKUP_LIMITS.concurrency),
+  PLATEN_DNS_TIMEOUT_MS: int(100, 600_000).default(DEFAULT_HOST_LOOKUP_LIMITS.timeoutMs),
   PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS: bool.default(false),
   PLATEN_IMAGE_ALLOW_PRIVATE: bool.default(false),
   PLATEN_IMAGE_FETCH_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
@@ -326,6 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: e.PLATEN_TRUSTED_PROXIES,
     webhookRetryDelays: e.PLATEN_WEBHOOK_RETRY_DELAYS,
     webhookAllowPrivate: e.PLATEN_WEBHOOK_ALLOW_PRIVATE,
+    hostLookup: { concurrency: e.PLATEN_DNS_CONCURRENCY, timeoutMs: e.PLATEN_DNS_TIMEOUT_MS },
     s3AllowPrivateEndpoints: e.PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS,
     imageFetch: {
       allowPrivate: e.PLATEN_IMAGE_ALLOW_PRIVATE,

@@ -27,6 +27,7 @@ import { S3Storage } from './services/s3.ts';
 import { SecretBox } from './services/secrets.ts';
 import { openAssetStore } from './services/assets.ts';
 import { ImageFetcher } from './services/image-fetch.ts';
+import { hostLookup } from './services/host-lookup.ts';
 import { ImageResolver } from './services/image-sources.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
 
@@ -79,6 +80,7 @@ export async function startServer(config: Config, log: Logger = createLogger()):
     log.warn({ dir: files.blobs.location }, 'generated files are kept on this machine only: with more than one process on this database, set PLATEN_STORAGE_URL so that every node serves every file URL');
   }
   const secrets = new SecretBox(config.secret);
+  hostLookup.configure(config.hostLookup);
   const deliverer = new WebhookDeliverer(db, secrets, log, { retryDelays: config.webhookRetryDelays, allowPrivate: config.webhookAllowPrivate });
   const s3 = new S3Storage(secrets, { allowPrivate: config.s3AllowPrivateEndpoints });
   // Images by URL and uploaded assets, fetched before each render that uses them.

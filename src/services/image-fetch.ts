@@ -174,7 +174,7 @@ export class ImageFetcher {
         if (e instanceof ImageFetchError) return reject(e);
         if (deadline.aborted) return reject(new ImageFetchError(`no complete answer within ${this.opts.timeoutMs} ms`));
         const err = e as NodeJS.ErrnoException;
-        reject(new ImageFetchError(err.code === 'EPRIVATE' ? err.message : `the connection failed (${err.code ?? err.message})`));
+        reject(new ImageFetchError(err.code === 'EPRIVATE' || err.code === 'ETIMEOUT' ? err.message : `the connection failed (${err.code ?? err.message})`));
       };
       const req = request(u, { method: 'GET', headers, lookup: this.lookup as never, signal: deadline, ca: this.ca, agent: false }, (res) => {
         const status = res.statusCode ?? 0;

@@ -5,12 +5,10 @@
  * and again at every delivery, on the very address the connection uses (see `publicOnlyLookup`),
  * so a DNS answer that changes in between cannot reach a private network.
  */
-import { lookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { promisify } from 'node:util';
 import ipaddr from 'ipaddr.js';
-
-const lookupAll = promisify(lookup);
+import { hostLookup } from './host-lookup.ts';
 
 /**
  * IPv4-compatible IPv6 addresses (`::a.b.c.d`, deprecated by RFC 4291): `::127.0.0.1` is written
@@ -73,7 +71,7 @@ export async function s3EndpointProblem(endpoint: string, allowPrivate: boolean)
   if (!u) return 'must be an absolute URL';
   if (allowPrivate) return null;
   const problem = await hostAddressProblem(u.hostname);
-  return problem && `${problem} ${S3_PRIVATE_HINT}`;
+  return problem === NOT_PUBLIC ? `${problem} ${S3_PRIVATE_HINT}` : problem;
 }
 
 /** What an S3 endpoint refused as private should say. */
@@ -108,9 +106,9 @@ async function hostAddressProblem(hostname: string): Promise<string | null> {
   if (isIP(host) !== 0) return literalAddressProblem(host);
   let addresses: LookupAddress[];
   try {
-    addresses = await lookupAll(host, { all: true });
-  } catch {
-    return `host "${host}" does not resolve`;
+    addresses = await hostLookup.all(host);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ETIMEOUT' ? (e as Error).message : `host "${host}" does not resolve`;
   }
   if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) return NOT_PUBLIC;
   return null;
@@ -118,20 +116,28 @@ async function hostAddressProblem(hostname: string): Promise<string | null> {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** A `lookup` for http(s).request that refuses non-public addresses (unless allowed). `what` names the target in the error. */
+/**
+ * A `lookup` for http(s).request that refuses non-public addresses (unless allowed). `what` names
+ * the target in the error. Goes through the process's bounded lookups (host-lookup.ts): one not
+ * answered in time fails the connection with ETIMEOUT.
+ */
 export function publicOnlyLookup(allowPrivate: boolean, what = 'webhook target') {
-  return (hostname: string, options: object, callback: LookupCallback): void => {
-    lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      const list = addresses as LookupAddress[];
+  return (hostname: string, options: { family?: number | string; all?: boolean }, callback: LookupCallback): void => {
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0) || 0;
+    hostLookup.all(hostname, family).then((list) => {
+      if (list.length === 0) {
+        const e = new Error(`${what} ${hostname} has no address`) as NodeJS.ErrnoException;
+        e.code = 'ENOTFOUND';
+        return callback(e, []);
+      }
       const bad = !allowPrivate && list.find((a) => !isPublicAddress(a.address));
       if (bad) {
         const e = new Error(`${what} ${hostname} resolves to a non-public address (${bad.address})`) as NodeJS.ErrnoException;
         e.code = 'EPRIVATE';
         return callback(e, []);
       }
-      if ((options as { all?: boolean }).all) return callback(null, list);
+      if (options.all) return callback(null, list);
       callback(null, list[0].address, list[0].family);
-    });
+    }, (err: NodeJS.ErrnoException) => callback(err, []));
   };
 }
