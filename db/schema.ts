@@ -169,8 +169,16 @@ export const jobs = sqliteTable(
     errorCode: text('error_code'),
     /** The render's warnings, JSON: [{code, message, path}] (null before the job ends). */
     warnings: text('warnings'),
+    /** The request's Idempotency-Key header, unique within the team; null without one. */
+    idempotencyKey: text('idempotency_key'),
+    /** SHA-256 (hex) of the request body that came with `idempotencyKey`: a retry must send the same. */
+    requestHash: text('request_hash'),
   },
-  (t) => [index('jobs_team_created').on(t.teamId, t.createdAt), index('jobs_status').on(t.status, t.createdAt)],
+  (t) => [
+    index('jobs_team_created').on(t.teamId, t.createdAt),
+    index('jobs_status').on(t.status, t.createdAt),
+    uniqueIndex('jobs_team_idempotency_key').on(t.teamId, t.idempotencyKey),
+  ],
 );
 
 /**

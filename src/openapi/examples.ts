@@ -194,8 +194,15 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
       jpeg: { summary: 'page 2 as a JPEG at 72 dpi', value: { template_id: TEMPLATE_ID, data: invoiceData, output: 'jpeg', scale: 1, page: 2 } },
     },
     responses: {
-      202: one('queued', { job_id: JOB_ID, status: 'pending', credits_remaining: 99 }),
+      202: {
+        queued: { summary: 'queued', value: { job_id: JOB_ID, status: 'pending', credits_remaining: 99 } },
+        replayed: { summary: 'sent again with its Idempotency-Key (no second credit)', value: { job_id: JOB_ID, status: 'completed', credits_remaining: 99 } },
+      },
       ...pdfCreateErrors,
+      422: one(
+        'an Idempotency-Key first sent with another body',
+        error('IDEMPOTENCY_KEY_REUSED', `Idempotency-Key "order-1001" was first sent with a different request body (job ${JOB_ID}): send a new key for a new request`, { job_id: JOB_ID }),
+      ),
     },
   },
   'GET /v1/pdf/jobs/{job_id}': {

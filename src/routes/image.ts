@@ -4,6 +4,7 @@ import type { AppEnv, Services } from '../app.ts';
 import { createImageBody, imageS3Result, imageUrlResult } from '../schemas/image.ts';
 import { generateImage } from '../services/image.ts';
 import { generationErrors, newRouter } from './router.ts';
+import { refuseIdempotencyKey } from '../services/idempotency.ts';
 
 const errors = generationErrors({
   400: 'invalid request (VALIDATION_ERROR: a scale giving more pixels than allowed, a page past the last one; its credit refunded), or store_s3 without an S3 integration (S3_INTEGRATION_MISSING)',
@@ -41,6 +42,7 @@ export function imageRoutes(s: Services): OpenAPIHono<AppEnv> {
   const app = newRouter();
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
+    refuseIdempotencyKey(c.req.header('idempotency-key'));
     const result = await generateImage({ ...s, maxPixels: s.config.maxImageOutputPixels }, c.get('teamId'), body);
     c.set('renderMs', result.renderMs);
     const shape = { width: result.width, height: result.height, page: result.page, pages: result.pages };

@@ -6,7 +6,10 @@ import { asyncCreated, createAsyncBody, jobList, jobListQuery, jobRecord } from 
 import { checkRequest } from '../services/generate.ts';
 import { checkImageRequest } from '../services/image.ts';
 import { protectionOf } from '../schemas/pdf.ts';
-import { getJob, insertJob, listJobs, toJobJson } from '../services/jobs.ts';
+import { getJob, insertJob, jobOfIdempotencyKey, listJobs, toJobJson, type JobRow, type NewJob } from '../services/jobs.ts';
+import { idempotencyHeaders, idempotencyOf, replayedJob } from '../services/idempotency.ts';
+import { getTeam } from '../services/teams.ts';
+import { isUniqueViolation } from '../../db/database.ts';
 import { webhookUrlProblem } from '../services/network.ts';
 import { authErrors, errorResponse, json, newRouter } from './router.ts';
 
@@ -16,14 +19,18 @@ const createAsync = createRoute({
   path: '/create-async',
   summary: 'Queue a PDF generation',
   security: [{ apiKey: [] }],
-  request: { body: { required: true, content: { 'application/json': { schema: createAsyncBody } } } },
+  request: { headers: idempotencyHeaders, body: { required: true, content: { 'application/json': { schema: createAsyncBody } } } },
   responses: {
-    202: { description: 'queued; poll GET /v1/pdf/jobs/{job_id} or wait for the webhook', content: json(asyncCreated) },
+    202: {
+      description: 'queued; poll GET /v1/pdf/jobs/{job_id} or wait for the webhook. A repeated request (same Idempotency-Key and body) gets the same job, with the header `Idempotent-Replayed: true`, and takes no credit',
+      content: json(asyncCreated),
+    },
     400: errorResponse('invalid request'),
     ...authErrors,
     402: errorResponse('no credits left'),
     403: errorResponse('template of another team'),
     404: errorResponse('unknown template or version'),
+    422: errorResponse('the Idempotency-Key was first sent with a different body (IDEMPOTENCY_KEY_REUSED)'),
   },
 });
 
@@ -50,6 +57,16 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
   app.openapi(createAsync, async (c) => {
     const body = c.req.valid('json');
     const teamId = c.get('teamId');
+    // A request sent again with its Idempotency-Key gets its first job, before any other check
+    // (the template may have changed since, or the balance run out).
+    const idempotency = idempotencyOf(c.req.valid('header')['idempotency-key'], body, s.config.secret);
+    const replay = async (job: JobRow) => {
+      replayedJob(job, idempotency!);
+      c.header('Idempotent-Replayed', 'true');
+      return c.json({ job_id: job.id, status: job.status, credits_remaining: (await getTeam(s.db, teamId))?.credits ?? 0 }, 202);
+    };
+    const prior = idempotency && (await jobOfIdempotencyKey(s.db, teamId, idempotency.key));
+    if (prior) return replay(prior);
     // The cheap, local checks first; the webhook URL's DNS lookup only for a request they let through.
     // Passwords are kept sealed with the job (AES-256-GCM, secrets.ts) until it runs; never in clear.
     const protection = protectionOf(body);
@@ -64,7 +81,7 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
     }
     // Cluster mode queues the job in the transaction that writes it; in process, once it committed.
     const enqueueIn = s.runner.inTransaction(teamId);
-    const { job, creditsRemaining } = await insertJob(s.db, teamId, {
+    const newJob: NewJob = {
       templateId: body.template_id,
       definition,
       data: body.data,
@@ -79,7 +96,19 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
       output: body.output,
       imageOptions: body.output === 'pdf' ? undefined : { scale: body.scale ?? 2, page: body.page ?? 1, maxPixels: s.config.maxImageOutputPixels },
       protectionEnc: protection ? s.secrets.seal(JSON.stringify(protection)) : undefined,
-    }, enqueueIn);
+      idempotency,
+    };
+    let inserted: Awaited<ReturnType<typeof insertJob>>;
+    try {
+      inserted = await insertJob(s.db, teamId, newJob, enqueueIn);
+    } catch (e) {
+      // The same key sent twice at once: the other request's job committed first, and this one's
+      // insert (and its credit) rolled back.
+      const first = idempotency && isUniqueViolation(e) ? await jobOfIdempotencyKey(s.db, teamId, idempotency.key) : undefined;
+      if (first) return replay(first);
+      throw e;
+    }
+    const { job, creditsRemaining } = inserted;
     if (!enqueueIn) s.runner.enqueue(job.id, teamId);
     return c.json({ job_id: job.id, status: 'pending' as const, credits_remaining: creditsRemaining }, 202);
   });

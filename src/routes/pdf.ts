@@ -4,6 +4,7 @@ import type { AppEnv, Services } from '../app.ts';
 import { createPdfBody, s3Result, urlResult } from '../schemas/pdf.ts';
 import { generateSync } from '../services/generate.ts';
 import { generationErrors, newRouter } from './router.ts';
+import { refuseIdempotencyKey } from '../services/idempotency.ts';
 
 const errors = generationErrors();
 
@@ -30,6 +31,7 @@ export function pdfRoutes(s: Services): OpenAPIHono<AppEnv> {
   const app = newRouter();
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
+    refuseIdempotencyKey(c.req.header('idempotency-key'));
     const result = await generateSync(s, c.get('teamId'), body);
     c.set('renderMs', result.renderMs);
     if (result.kind === 'binary') {

@@ -33,15 +33,16 @@ export const createAsyncBody = createPdfBody
 
 export type CreateAsyncBody = z.infer<typeof createAsyncBody>;
 
+export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
+
 export const asyncCreated = z
   .object({
     job_id: z.string().uuid(),
-    status: z.literal('pending'),
-    credits_remaining: z.number().int(),
+    status: z.enum(JOB_STATUSES).openapi({ description: 'pending for a new job; a repeated request (same Idempotency-Key) gets its job\'s status now' }),
+    credits_remaining: z.number().int().openapi({ description: "the team's balance after this request" }),
   })
   .openapi('PdfJobCreated');
 
-export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 
 export const jobRecord = z
   .object({

@@ -34,6 +34,8 @@ export interface NewJob {
   imageOptions?: { scale: number; page: number; maxPixels: number };
   /** Output protection (engine Protection) as sealed JSON (secrets.ts). */
   protectionEnc?: string;
+  /** The request's Idempotency-Key and its body's hash (idempotency.ts), when it had one. */
+  idempotency?: { key: string; requestHash: string };
 }
 
 /**
@@ -45,7 +47,8 @@ export type InTransaction = (tx: Db, id: string) => Promise<void>;
 /**
  * Take one credit and write the job, pending, in one transaction (§3 first row), with `enqueue`
  * (the job's id) in the same transaction when given.
- * @throws ApiError 402 INSUFFICIENT_CREDITS.
+ * @throws ApiError 402 INSUFFICIENT_CREDITS; the database's unique violation (isUniqueViolation)
+ * when a job of the team already has `job.idempotency.key`. Either way nothing is written.
  */
 export async function insertJob(db: Db, teamId: string, job: NewJob, enqueue?: InTransaction): Promise<{ job: JobRow; creditsRemaining: number }> {
   const id = randomUUID();
@@ -72,6 +75,8 @@ export async function insertJob(db: Db, teamId: string, job: NewJob, enqueue?: I
       output: job.output ?? 'pdf',
       imageOptions: job.imageOptions ? JSON.stringify(job.imageOptions) : null,
       protectionEnc: job.protectionEnc ?? null,
+      idempotencyKey: job.idempotency?.key ?? null,
+      requestHash: job.idempotency?.requestHash ?? null,
       createdAt: now,
       updatedAt: now,
     };
@@ -271,6 +276,13 @@ export async function getJob(db: Db, teamId: string, id: string): Promise<JobRow
   // character in it was a PostgreSQL error, answered 500).
   const [row] = JOB_ID_RE.test(id) ? await orm.select().from(jobs).where(and(eq(jobs.id, id), eq(jobs.teamId, teamId))) : [];
   if (!row) throw new ApiError(404, 'JOB_NOT_FOUND', `no job with id "${id}"`);
+  return row;
+}
+
+/** The team's job made by a request with Idempotency-Key `key`, or undefined (none, or deleted after its retention). */
+export async function jobOfIdempotencyKey(db: Db, teamId: string, key: string): Promise<JobRow | undefined> {
+  const { orm, t: { jobs } } = db;
+  const [row] = await orm.select().from(jobs).where(and(eq(jobs.teamId, teamId), eq(jobs.idempotencyKey, key)));
   return row;
 }
 
