@@ -20,6 +20,8 @@ const CODINGS = { gzip: 'gzip', 'x-gzip': 'gzip', deflate: 'deflate' } as const;
 type Coding = (typeof CODINGS)[keyof typeof CODINGS];
 
 class InflatedTooLarge extends Error {}
+/** A deflate body with bytes after the end of its stream (gzip's own check refuses them in gzip). */
+class TrailingData extends Error {}
 
 /** The content codings a Content-Encoding header names, lower case, `identity` left out ([] when none). */
 export function contentCodings(header: string | undefined): string[] {
@@ -75,7 +77,11 @@ async function inflate(body: ReadableStream<Uint8Array>, coding: Coding, maxByte
     // A write or a read of the upload, cut short when the inflater fails (past the limit, bad data):
     // the client may be holding the rest of a bomb back, and the answer must not wait for it.
     const unlessFailed = <T>(step: Promise<T>): Promise<T> => Promise.race([step, finished.then(() => step)]);
-    const write = (chunk: Uint8Array) => unlessFailed(new Promise<void>((resolve, reject) => void inflater.write(chunk, (err) => (err ? reject(err) : resolve()))));
+    let sent = 0;
+    const write = (chunk: Uint8Array) => {
+      sent += chunk.length;
+      return unlessFailed(new Promise<void>((resolve, reject) => void inflater.write(chunk, (err) => (err ? reject(err) : resolve()))));
+    };
     if (head.length > 0) await write(head);
     while (!ended) {
       const r = await unlessFailed(reader.read());
@@ -84,6 +90,9 @@ async function inflate(body: ReadableStream<Uint8Array>, coding: Coding, maxByte
     }
     inflater.end();
     await finished;
+    // zlib stops at the end of the deflate stream and ignores what follows; bytesWritten counts
+    // what it read. Bytes after the end are not part of the body: a client error, not to be dropped.
+    if (coding === 'deflate' && sent > inflater.bytesWritten) throw new TrailingData(`${sent - inflater.bytesWritten} bytes follow the end of the deflate stream`);
     return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
   } finally {
     // After the whole body: nothing left. Past the limit or on bad data: the upload is not read further.
@@ -120,7 +129,7 @@ export function bodyDecoding(opts: { maxBytes: number; routeLimit?: (method: str
       if (e instanceof InflatedTooLarge) {
         throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `the request body is larger than ${maxBytes} bytes${own ? ` ${own.what}` : ''} once inflated (Content-Encoding: ${codings[0]})`);
       }
-      if (e instanceof Error && typeof (e as { errno?: unknown }).errno === 'number') {
+      if (e instanceof TrailingData || (e instanceof Error && typeof (e as { errno?: unknown }).errno === 'number')) {
         throw new ApiError(400, 'BAD_REQUEST', `the request body is not valid ${coding} data (Content-Encoding: ${codings[0]}): ${e.message}`);
       }
       throw e;

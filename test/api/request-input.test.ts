@@ -217,6 +217,13 @@ describe('compressed request bodies', () => {
     assert.match(bad.detail, /not valid gzip data/);
     const cut = await expectError(await send('/v1/templates', 'deflate', deflateSync(json).subarray(0, 10)), 400, 'BAD_REQUEST');
     assert.match(cut.detail, /not valid deflate data/);
+    // Bytes after the end of a deflate stream (zlib or raw) are refused, as gzip refuses them.
+    for (const compress of [deflateSync, deflateRawSync]) {
+      const trailing = await expectError(await send('/v1/templates', 'deflate', Buffer.concat([compress(json), Buffer.from('{"name": "y"}')])), 400, 'BAD_REQUEST');
+      assert.match(trailing.detail, /13 bytes follow the end of the deflate stream/);
+    }
+    const gzTrailing = await expectError(await send('/v1/templates', 'gzip', Buffer.concat([gzipSync(json), Buffer.from('junk')])), 400, 'BAD_REQUEST');
+    assert.match(gzTrailing.detail, /not valid gzip data/);
     // identity is no encoding; and nothing is looked at before the key is.
     assert.equal((await send('/v1/templates', 'identity', json)).status, 201);
     await expectError(await send('/v1/templates', 'br', json, 'application/json', null), 401, 'UNAUTHORIZED');
