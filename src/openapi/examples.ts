@@ -89,6 +89,7 @@ const job = {
   error_message: null,
   error_code: null,
   warnings: [],
+  webhook: { status: 'delivered', event: 'pdf.completed', attempts: 1, last_status_code: 200, last_error: null, next_attempt_at: null },
 };
 const failedJob = {
   ...job,
@@ -99,6 +100,7 @@ const failedJob = {
   result_expires_at: null,
   error_code: 'LIMIT_EXCEEDED',
   error_message: 'the document would have more than 1000 pages (content[2])',
+  webhook: { status: 'pending', event: 'pdf.failed', attempts: 1, last_status_code: 503, last_error: 'HTTP 503', next_attempt_at: '2026-01-31T12:00:01.420Z' },
 };
 
 const templateSummary = { id: TEMPLATE_ID, name: 'Invoice', type: 'pdf', created_at: AT, updated_at: AT };

@@ -6,7 +6,7 @@ import { asyncCreated, createAsyncBody, jobList, jobListQuery, jobRecord } from 
 import { checkRequest } from '../services/generate.ts';
 import { checkImageRequest } from '../services/image.ts';
 import { protectionOf } from '../schemas/pdf.ts';
-import { getJob, insertJob, jobOfIdempotencyKey, listJobs, toJobJson, type JobRow, type NewJob } from '../services/jobs.ts';
+import { getJobJson, insertJob, jobOfIdempotencyKey, listJobs, type JobRow, type NewJob } from '../services/jobs.ts';
 import { idempotencyHeaders, idempotencyOf, replayedJob } from '../services/idempotency.ts';
 import { getTeam } from '../services/teams.ts';
 import { isUniqueViolation } from '../../db/database.ts';
@@ -112,7 +112,7 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
     if (!enqueueIn) s.runner.enqueue(job.id, teamId);
     return c.json({ job_id: job.id, status: 'pending' as const, credits_remaining: creditsRemaining }, 202);
   });
-  app.openapi(getOne, async (c) => c.json(toJobJson(await getJob(s.db, c.get('teamId'), c.req.valid('param').job_id)), 200));
+  app.openapi(getOne, async (c) => c.json(await getJobJson(s.db, c.get('teamId'), c.req.valid('param').job_id), 200));
   app.openapi(list, async (c) => {
     const q = c.req.valid('query');
     return c.json(await listJobs(s.db, c.get('teamId'), q.limit, q.offset, q.status), 200);

@@ -44,6 +44,20 @@ export const asyncCreated = z
   .openapi('PdfJobCreated');
 
 
+/** What a job record says of its webhook notification. */
+export const jobWebhook = z
+  .object({
+    status: z.enum(['pending', 'delivered', 'failed']).openapi({
+      description: 'pending: not sent yet (the job has not finished) or being retried; delivered: a receiver answered 2xx; failed: every attempt failed',
+    }),
+    event: z.enum(['pdf.completed', 'pdf.failed']).nullable().openapi({ description: 'the event sent; null until the job has finished' }),
+    attempts: z.number().int().openapi({ description: 'attempts made so far' }),
+    last_status_code: z.number().int().nullable().openapi({ description: "the HTTP status of the last attempt's answer; null when none came" }),
+    last_error: z.string().nullable().openapi({ description: 'why the last attempt failed (a status that is not 2xx, a timeout, a refused connection); null after a delivery' }),
+    next_attempt_at: z.string().nullable().openapi({ description: 'when the next attempt is due while the delivery is retried; null otherwise' }),
+  })
+  .openapi('PdfJobWebhook');
+
 export const jobRecord = z
   .object({
     id: z.string().uuid(),
@@ -64,6 +78,7 @@ export const jobRecord = z
     error_message: z.string().nullable(),
     error_code: z.string().nullable(),
     warnings: z.array(renderWarning).openapi({ description: "a completed job's render warnings (missing data, characters no font has, images scaled to fit); empty otherwise" }),
+    webhook: jobWebhook.nullable().openapi({ description: 'the webhook notification of a job with a webhook_url; null without one' }),
   })
   .openapi('PdfJob');
 

@@ -286,8 +286,34 @@ export async function jobOfIdempotencyKey(db: Db, teamId: string, key: string): 
   return row;
 }
 
-/** The job record of §2.5. */
-export function toJobJson(j: JobRow) {
+type DeliveryRow = Tables['webhookDeliveries']['$inferSelect'];
+
+/** The webhook deliveries of `jobIds` by job id (a job has at most one). */
+async function deliveriesOf(db: Db, jobIds: string[]): Promise<Map<string, DeliveryRow>> {
+  if (jobIds.length === 0) return new Map();
+  const { orm, t: { webhookDeliveries } } = db;
+  const rows = await orm.select().from(webhookDeliveries).where(inArray(webhookDeliveries.jobId, jobIds));
+  return new Map(rows.map((r) => [r.jobId, r]));
+}
+
+/**
+ * What a job record says of its webhook: null without a webhook_url; `pending` with no attempt
+ * until the job has finished, then the delivery's state (retried while `pending`).
+ */
+function webhookJson(j: JobRow, d: DeliveryRow | undefined) {
+  if (j.webhookUrl === null) return null;
+  return {
+    status: d?.status ?? 'pending',
+    event: d?.event ?? null,
+    attempts: d?.attempts ?? 0,
+    last_status_code: d?.lastStatusCode ?? null,
+    last_error: d?.lastError ?? null,
+    next_attempt_at: d?.status === 'pending' ? new Date(d.nextAttemptAt).toISOString() : null,
+  };
+}
+
+/** The job record of §2.5 with its webhook's delivery (`delivery`: the job's row, when it has one). */
+export function toJobJson(j: JobRow, delivery?: DeliveryRow) {
   return {
     id: j.id,
     status: j.status,
@@ -307,7 +333,14 @@ export function toJobJson(j: JobRow) {
     error_message: j.errorMessage,
     error_code: j.errorCode,
     warnings: j.warnings === null ? [] : (JSON.parse(j.warnings) as RenderWarning[]),
+    webhook: webhookJson(j, delivery),
   };
+}
+
+/** The job record of the team's job `id`. @throws ApiError 404 JOB_NOT_FOUND. */
+export async function getJobJson(db: Db, teamId: string, id: string) {
+  const job = await getJob(db, teamId, id);
+  return toJobJson(job, (await deliveriesOf(db, [job.id])).get(job.id));
 }
 
 /** A page of the team's jobs, newest first (§4.4). */
@@ -316,7 +349,8 @@ export async function listJobs(db: Db, teamId: string, limit: number, offset: nu
   const where = status ? and(eq(jobs.teamId, teamId), eq(jobs.status, status)) : eq(jobs.teamId, teamId);
   const rows = await orm.select().from(jobs).where(where).orderBy(desc(jobs.createdAt), desc(jobs.id)).limit(limit).offset(offset);
   const [{ n: total }] = await orm.select({ n: count() }).from(jobs).where(where);
-  return { jobs: rows.map(toJobJson), total, limit, offset };
+  const deliveries = await deliveriesOf(db, rows.map((r) => r.id));
+  return { jobs: rows.map((r) => toJobJson(r, deliveries.get(r.id))), total, limit, offset };
 }
 
 /**

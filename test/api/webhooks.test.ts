@@ -243,6 +243,29 @@ describe('retries and acknowledgement (§6.4)', { concurrency: true }, () => {
     assert.equal(row.last_status_code, 200);
   });
 
+  test("the job record shows its webhook's delivery: pending while retried, then delivered; null without a webhook", async () => {
+    const { apiKey, good } = await fixture();
+    const r = await receiver((_req, i) => (i < 2 ? 503 : 200));
+    const { job_id } = await createJob(s, apiKey, { template_id: good, data: { name: 'Ada' }, webhook_url: r.url });
+    await r.waitForCount(1);
+    await waitFor('the first attempt recorded', async () => ((await deliveryOf(s, job_id))?.attempts ?? 0) >= 1, 5000, 5);
+    const retrying = (await getJob(s, apiKey, job_id)).webhook!;
+    assert.equal(retrying.status, 'pending');
+    assert.equal(retrying.event, 'pdf.completed');
+    assert.ok(retrying.attempts >= 1);
+    assert.equal(retrying.last_status_code, 503);
+    assert.equal(retrying.last_error, 'HTTP 503');
+    if (retrying.attempts < 3) assert.ok(Date.parse(retrying.next_attempt_at!) > 0, 'a retry is due');
+    await settled(s, job_id);
+    const delivered = (await getJob(s, apiKey, job_id)).webhook!;
+    assert.deepEqual(delivered, { status: 'delivered', event: 'pdf.completed', attempts: 3, last_status_code: 200, last_error: null, next_attempt_at: null });
+    // The list shows the same.
+    const listed = (await (await s.api('GET', '/v1/pdf/jobs?limit=100', apiKey)).json()) as { jobs: { id: string; webhook: unknown }[] };
+    assert.deepEqual(listed.jobs.find((j) => j.id === job_id)!.webhook, delivered);
+    const plain = await createJob(s, apiKey, { template_id: good, data: {} });
+    assert.equal((await waitForJob(s, apiKey, plain.job_id)).webhook, null);
+  });
+
   test('a 4xx answer is not retried: exactly 1 attempt', async () => {
     const { apiKey, good } = await fixture();
     const r = await receiver(() => 400);

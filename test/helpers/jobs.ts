@@ -27,6 +27,14 @@ export interface JobJson {
   result_s3_key: string | null;
   error_message: string | null;
   error_code: string | null;
+  webhook: {
+    status: 'pending' | 'delivered' | 'failed';
+    event: 'pdf.completed' | 'pdf.failed' | null;
+    attempts: number;
+    last_status_code: number | null;
+    last_error: string | null;
+    next_attempt_at: string | null;
+  } | null;
 }
 
 /** POST /v1/pdf/create-async that must answer 202; @returns the job id. */
