@@ -13,7 +13,7 @@ import { authFailureLimit, authFailureLimiterFor } from './middleware/auth-failu
 import { limitCounter, logLimitFailures } from './middleware/limit-store.ts';
 import { clientAddressResolver } from './middleware/client-address.ts';
 import { bodyDecoding } from './middleware/body-encoding.ts';
-import { bodyLimit } from './middleware/body-limit.ts';
+import { bodyLimit, streamedBodyLimit } from './middleware/body-limit.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { TeamInFlight } from './middleware/team-in-flight.ts';
 import type { RenderPool } from './render/pool.ts';
@@ -82,7 +82,8 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   // An asset upload has a limit of its own (PLATEN_ASSET_MAX_BYTES and the multipart framing), refused before it is read.
   const uploadLimit = { maxBytes: s.config.assetMaxBytes + ASSET_UPLOAD_FRAMING_BYTES, what: '(PLATEN_ASSET_MAX_BYTES and the multipart framing)' };
   const bodyLimits = { maxBytes: s.config.maxBodyBytes, routeLimit: (method: string, path: string) => (method === 'POST' && /^\/v1\/assets\/?$/.test(path) ? uploadLimit : undefined) };
-  app.use('*', bodyLimit(bodyLimits));
+  // A chunked body of an API route is read only once the caller is known (streamedBodyLimit below).
+  app.use('*', bodyLimit({ ...bodyLimits, readLater: (path) => path.startsWith('/v1/') }));
   app.route('/', studioRoutes());
   systemRoutes(app, s);
   app.route('/cdn', cdnRoutes(s));
@@ -95,9 +96,11 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   // Before the other /v1 routes: previews have their own rate limit instead of the API's.
   // Bodies of one team's requests in flight (parsed, waiting for a render thread): bounded per team.
   const inFlight = new TeamInFlight(s.config.maxTeamInFlightBytes, s.config.maxBodyBytes).middleware();
-  // Then a gzip or deflate body is inflated (within the same body limits), for a caller let through.
+  // Then a chunked body is read within the limit, and a gzip or deflate body inflated (within the
+  // same limits), for a caller let through.
+  const streamed = streamedBodyLimit(bodyLimits);
   const decoding = bodyDecoding(bodyLimits);
-  const bodyIn: MiddlewareHandler<AppEnv> = (c, next) => inFlight(c, async () => void (await decoding(c, next)));
+  const bodyIn: MiddlewareHandler<AppEnv> = (c, next) => inFlight(c, async () => void (await streamed(c, async () => void (await decoding(c, next)))));
   app.route('/v1/templates', previewRoutes(s, authFailures, bodyIn));
   v1.use('*', authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit, counter: limitCounter(s.db, 60_000, limitFailed), name: 'api' }), bodyIn);
   v1.route('/pdf', pdfRoutes(s));

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -157,6 +158,38 @@ describe('request bodies', () => {
       assert.equal(await balance(small.server.services.db, t.teamId), 3, 'two renders, two credits');
     } finally {
       await small.close();
+    }
+  });
+});
+
+describe('bodies of callers without a key', () => {
+  /** POST a chunked body to `path` with `apiKey`, sending one chunk and holding the rest back; resolves with the answer. */
+  function heldBackChunked(path: string, apiKey: string): Promise<{ status: number; body: string }> {
+    const u = new URL(`${s.url}${path}`);
+    return new Promise((resolve, reject) => {
+      const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => {
+          clearTimeout(timer);
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      });
+      req.on('error', (e) => ((e as NodeJS.ErrnoException).code === 'ECONNRESET' || (e as NodeJS.ErrnoException).code === 'EPIPE' ? undefined : reject(e)));
+      req.write('{"template_id": "abcdefghijkl", "data": {"pad": "');
+      const timer = setTimeout(() => {
+        req.destroy();
+        reject(new Error('no answer within 5 s: the server waited for the rest of the body'));
+      }, 5000);
+    });
+  }
+
+  test('a chunked body without a valid key is not read: 401 comes while the body is still being sent', async () => {
+    for (const path of ['/v1/pdf/create', '/v1/pdf/create-async', '/v1/templates', '/v1/templates/preview']) {
+      const res = await heldBackChunked(path, 'pk_not_a_key');
+      assert.equal(res.status, 401, `${path}: ${res.body}`);
+      assert.equal((JSON.parse(res.body) as { code: string }).code, 'UNAUTHORIZED');
     }
   });
 });
