@@ -100,6 +100,8 @@ export interface Config {
   /** Webhook retry delays in milliseconds (§6.4). */
   webhookRetryDelays: number[];
   webhookAllowPrivate: boolean;
+  /** Time for a request to arrive whole, headers and body (PLATEN_REQUEST_TIMEOUT_MS): past it the connection is answered 408 and closed. */
+  requestTimeoutMs: number;
   /** Host name lookups of webhooks, images by URL and S3 integrations (PLATEN_DNS_CONCURRENCY, PLATEN_DNS_TIMEOUT_MS). */
   hostLookup: HostLookupLimits;
   /** Allow S3 integration endpoints on private, loopback or reserved addresses (self-hosted MinIO, tests). */
@@ -198,6 +200,7 @@ const envSchema = z.object({
     .default('1000,5000,30000')
     .transform((s) => s.split(',').map(Number)),
   PLATEN_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  PLATEN_REQUEST_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
   PLATEN_DNS_CONCURRENCY: int(1, 1024).default(DEFAULT_HOST_LOOKUP_LIMITS.concurrency),
   PLATEN_DNS_TIMEOUT_MS: int(100, 600_000).default(DEFAULT_HOST_LOOKUP_LIMITS.timeoutMs),
   PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS: bool.default(false),
@@ -331,6 +334,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: e.PLATEN_TRUSTED_PROXIES,
     webhookRetryDelays: e.PLATEN_WEBHOOK_RETRY_DELAYS,
     webhookAllowPrivate: e.PLATEN_WEBHOOK_ALLOW_PRIVATE,
+    requestTimeoutMs: e.PLATEN_REQUEST_TIMEOUT_MS,
     hostLookup: { concurrency: e.PLATEN_DNS_CONCURRENCY, timeoutMs: e.PLATEN_DNS_TIMEOUT_MS },
     s3AllowPrivateEndpoints: e.PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS,
     imageFetch: {

@@ -105,7 +105,14 @@ export async function startServer(config: Config, log: Logger = createLogger()):
   const app = config.role === 'worker' ? workerApp(services) : createApp(services);
 
   const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+    // A request must arrive whole within PLATEN_REQUEST_TIMEOUT_MS (its headers within a third of
+    // it, at most 20 s): Node's own 300 s let a client that trickles bytes hold a connection for minutes.
+    const serverOptions = {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: Math.min(20_000, Math.ceil(config.requestTimeoutMs / 3)),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.ceil(config.requestTimeoutMs / 10))),
+    };
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions }, () => resolve(s));
   });
   const port = (server.address() as AddressInfo).port;
   if (config.port === 0 && config.publicUrlFromPort) {

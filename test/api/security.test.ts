@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -190,6 +191,40 @@ describe('bodies of callers without a key', () => {
       const res = await heldBackChunked(path, 'pk_not_a_key');
       assert.equal(res.status, 401, `${path}: ${res.body}`);
       assert.equal((JSON.parse(res.body) as { code: string }).code, 'UNAUTHORIZED');
+    }
+  });
+});
+
+describe('requests that never finish arriving', () => {
+  test('a body or headers held back past PLATEN_REQUEST_TIMEOUT_MS end the connection (408), without waiting for Node\'s 300 s', async () => {
+    const quick = await startTestServer({ PLATEN_REQUEST_TIMEOUT_MS: '1500' });
+    try {
+      const t = await quick.team(2);
+      const u = new URL(quick.url);
+      /** Write `text` on a raw connection and never more; resolve with what the server sent before closing, and when. */
+      const stall = (text: string) =>
+        new Promise<{ answer: string; ms: number }>((resolve, reject) => {
+          const started = performance.now();
+          const socket = connect(Number(u.port), u.hostname, () => socket.write(text));
+          let answer = '';
+          socket.on('data', (c) => (answer += c));
+          socket.on('close', () => resolve({ answer, ms: performance.now() - started }));
+          socket.on('error', () => {});
+          setTimeout(() => {
+            socket.destroy();
+            reject(new Error('the connection was still open after 10 s'));
+          }, 10_000);
+        });
+      const body = await stall(`POST /v1/pdf/create HTTP/1.1\r\nHost: x\r\nx-api-key: ${t.apiKey}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"template_id": `);
+      assert.match(body.answer, /^HTTP\/1\.1 408/, body.answer.slice(0, 80));
+      assert.ok(body.ms >= 1400 && body.ms < 6000, `closed after ${Math.round(body.ms)} ms`);
+      const headers = await stall('POST /v1/pdf/create HTTP/1.1\r\nHost: x\r\nx-api-');
+      assert.ok(headers.ms < 6000, `closed after ${Math.round(headers.ms)} ms`);
+      assert.equal(await balance(quick.server.services.db, t.teamId), 2, 'nothing charged');
+      // A request that arrives in time is served as usual.
+      assert.equal((await quick.api('GET', '/v1/account', t.apiKey)).status, 200);
+    } finally {
+      await quick.close();
     }
   });
 });
