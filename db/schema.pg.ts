@@ -140,7 +140,7 @@ export const jobs = pgTable(
     warnings: text('warnings'),
     /** The request's Idempotency-Key header, unique within the team; null without one. */
     idempotencyKey: text('idempotency_key'),
-    /** SHA-256 (hex) of the request body that came with `idempotencyKey`: a retry must send the same. */
+    /** HMAC-SHA256 (hex, under PLATEN_SECRET) of the request body that came with `idempotencyKey`: a retry must send the same. */
     requestHash: text('request_hash'),
   },
   (t) => [

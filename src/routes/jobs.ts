@@ -9,7 +9,6 @@ import { protectionOf } from '../schemas/pdf.ts';
 import { getJobJson, insertJob, jobOfIdempotencyKey, listJobs, type JobRow, type NewJob } from '../services/jobs.ts';
 import { idempotencyHeaders, idempotencyOf, replayedJob } from '../services/idempotency.ts';
 import { getTeam } from '../services/teams.ts';
-import { isUniqueViolation } from '../../db/database.ts';
 import { webhookUrlProblem } from '../services/network.ts';
 import { authErrors, errorResponse, json, newRouter } from './router.ts';
 
@@ -103,8 +102,9 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
       inserted = await insertJob(s.db, teamId, newJob, enqueueIn);
     } catch (e) {
       // The same key sent twice at once: the other request's job committed first, and this one's
-      // insert (and its credit) rolled back.
-      const first = idempotency && isUniqueViolation(e) ? await jobOfIdempotencyKey(s.db, teamId, idempotency.key) : undefined;
+      // transaction rolled back, at its insert (a unique violation) or already at its debit (402
+      // when the other took the last credit). Either way its job is the other's.
+      const first = idempotency ? await jobOfIdempotencyKey(s.db, teamId, idempotency.key) : undefined;
       if (first) return replay(first);
       throw e;
     }

@@ -67,6 +67,20 @@ test('copies of one request sent at once make one job and take one credit', asyn
   await waitForJob(s, apiKey, [...ids][0]!);
 });
 
+test('copies sent at once with the last credit: one job, and every copy gets it (none is told 402)', async () => {
+  for (let round = 0; round < 3; round++) {
+    const { teamId, apiKey } = await s.team(1);
+    const templateId = await s.template(teamId, { content: [{ text: 'Only one' }] });
+    const body = { template_id: templateId, data: {} };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => createAsync(apiKey, body, 'the-last-credit')));
+    const seen = await Promise.all(answers.map(async (a) => `${a.status} ${((await a.json()) as { job_id?: string; code?: string }).job_id ?? ''}`));
+    assert.equal(new Set(seen).size, 1, `every copy answered the same: ${seen.join(', ')}`);
+    assert.match(seen[0]!, /^202 /);
+    assert.equal(await jobCount(s, teamId), 1);
+    assert.equal(await balance(s, teamId), 0);
+  }
+});
+
 test('the same key with a different body is refused with 422 and changes nothing', async () => {
   const { teamId, apiKey } = await s.team(5);
   const templateId = await s.template(teamId, { content: [{ text: 'Invoice {{n}}' }] });
