@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -102,7 +103,7 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** Time for a request to arrive whole, headers and body (PLATEN_REQUEST_TIMEOUT_MS): past it the connection is answered 408 and closed. */
   requestTimeoutMs: number;
-  /** Host name lookups of webhooks, images by URL and S3 integrations (PLATEN_DNS_CONCURRENCY, PLATEN_DNS_TIMEOUT_MS). */
+  /** Host name lookups of webhooks, images by URL and S3 integrations (PLATEN_DNS_TIMEOUT_MS, PLATEN_DNS_CONCURRENCY, PLATEN_DNS_SERVERS). */
   hostLookup: HostLookupLimits;
   /** Allow S3 integration endpoints on private, loopback or reserved addresses (self-hosted MinIO, tests). */
   s3AllowPrivateEndpoints: boolean;
@@ -203,6 +204,13 @@ const envSchema = z.object({
   PLATEN_REQUEST_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
   PLATEN_DNS_CONCURRENCY: int(1, 1024).default(DEFAULT_HOST_LOOKUP_LIMITS.concurrency),
   PLATEN_DNS_TIMEOUT_MS: int(100, 600_000).default(DEFAULT_HOST_LOOKUP_LIMITS.timeoutMs),
+  PLATEN_DNS_SERVERS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+    .superRefine((servers, ctx) => {
+      for (const server of servers) if (!isDnsServer(server)) ctx.addIssue({ code: 'custom', message: `"${server}" is not a DNS server address such as 1.1.1.1, 127.0.0.1:5353 or [2606:4700::1111]:53` });
+    }),
   PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS: bool.default(false),
   PLATEN_IMAGE_ALLOW_PRIVATE: bool.default(false),
   PLATEN_IMAGE_FETCH_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
@@ -335,7 +343,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryDelays: e.PLATEN_WEBHOOK_RETRY_DELAYS,
     webhookAllowPrivate: e.PLATEN_WEBHOOK_ALLOW_PRIVATE,
     requestTimeoutMs: e.PLATEN_REQUEST_TIMEOUT_MS,
-    hostLookup: { concurrency: e.PLATEN_DNS_CONCURRENCY, timeoutMs: e.PLATEN_DNS_TIMEOUT_MS },
+    hostLookup: { concurrency: e.PLATEN_DNS_CONCURRENCY, timeoutMs: e.PLATEN_DNS_TIMEOUT_MS, servers: e.PLATEN_DNS_SERVERS },
     s3AllowPrivateEndpoints: e.PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS,
     imageFetch: {
       allowPrivate: e.PLATEN_IMAGE_ALLOW_PRIVATE,
@@ -393,6 +401,13 @@ function storageConfig(e: z.infer<typeof envSchema>): StorageConfig {
     secretAccessKey: e.PLATEN_STORAGE_SECRET_ACCESS_KEY as string,
     forcePathStyle: e.PLATEN_STORAGE_FORCE_PATH_STYLE ?? e.PLATEN_STORAGE_ENDPOINT !== undefined,
   };
+}
+
+/** An IP address, with a port as `1.2.3.4:53` or `[::1]:53`: what dns.Resolver#setServers takes. */
+function isDnsServer(text: string): boolean {
+  const m = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text) ?? /^([^:]+)(?::(\d{1,5}))?$/.exec(text) ?? [text, text, undefined];
+  const port = m[2] === undefined ? 53 : Number(m[2]);
+  return isIP(m[1] ?? '') !== 0 && port >= 1 && port <= 65535;
 }
 
 /** The secret generated once into the data dir (mode 0600) when PLATEN_SECRET is not set. */

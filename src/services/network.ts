@@ -8,7 +8,7 @@
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { hostLookup } from './host-lookup.ts';
+import { hostLookup, type HostLookup } from './host-lookup.ts';
 
 /**
  * IPv4-compatible IPv6 addresses (`::a.b.c.d`, deprecated by RFC 4291): `::127.0.0.1` is written
@@ -106,7 +106,7 @@ async function hostAddressProblem(hostname: string): Promise<string | null> {
   if (isIP(host) !== 0) return literalAddressProblem(host);
   let addresses: LookupAddress[];
   try {
-    addresses = await hostLookup.all(host);
+    addresses = await hostLookup.publicAddresses(host);
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'ETIMEOUT' ? (e as Error).message : `host "${host}" does not resolve`;
   }
@@ -118,13 +118,14 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 
 /**
  * A `lookup` for http(s).request that refuses non-public addresses (unless allowed). `what` names
- * the target in the error. Goes through the process's bounded lookups (host-lookup.ts): one not
- * answered in time fails the connection with ETIMEOUT.
+ * the target in the error. Public targets are looked up in DNS, others with the system resolver
+ * (host-lookup.ts), `lookups` (default: the process's) either way; one not answered in time fails
+ * the connection with ETIMEOUT.
  */
-export function publicOnlyLookup(allowPrivate: boolean, what = 'webhook target') {
+export function publicOnlyLookup(allowPrivate: boolean, what = 'webhook target', lookups: HostLookup = hostLookup) {
   return (hostname: string, options: { family?: number | string; all?: boolean }, callback: LookupCallback): void => {
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0) || 0;
-    hostLookup.all(hostname, family).then((list) => {
+    (allowPrivate ? lookups.systemAddresses(hostname, family) : lookups.publicAddresses(hostname, family)).then((list) => {
       if (list.length === 0) {
         const e = new Error(`${what} ${hostname} has no address`) as NodeJS.ErrnoException;
         e.code = 'ENOTFOUND';

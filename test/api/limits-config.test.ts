@@ -1,6 +1,9 @@
 /** The engine's limits come from the environment (PLATEN_MAX_*) and hold on a real server. */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig, ConfigError } from '../../src/config.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -36,4 +39,18 @@ test('PLATEN_MAX_DATA_DEPTH=3: data four levels deep is 400 naming data', async 
 test('a bad PLATEN_MAX_* value stops start-up naming the variable', () => {
   assert.throws(() => loadConfig({ PLATEN_MAX_PAGES: '0' }), (e: unknown) => e instanceof ConfigError && /PLATEN_MAX_PAGES/.test(e.message));
   assert.throws(() => loadConfig({ PLATEN_MAX_GLYPHS: 'lots' }), (e: unknown) => e instanceof ConfigError && /PLATEN_MAX_GLYPHS/.test(e.message));
+});
+
+test('PLATEN_DNS_SERVERS takes IP addresses with optional ports; anything else stops start-up naming it', () => {
+  const dataDir = { PLATEN_DATA_DIR: mkdtempSync(join(tmpdir(), 'platen-dns-config-')) };
+  try {
+    const ok = loadConfig({ ...dataDir, PLATEN_DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353,[2606:4700::1111]:53,::1' });
+    assert.deepEqual(ok.hostLookup.servers, ['1.1.1.1', '127.0.0.1:5353', '[2606:4700::1111]:53', '::1']);
+    assert.deepEqual(loadConfig(dataDir).hostLookup, { concurrency: 2, timeoutMs: 5000, servers: [] });
+    for (const bad of ['dns.google', '1.1.1.1:70000', '[::1', '10.0.0.1:']) {
+      assert.throws(() => loadConfig({ ...dataDir, PLATEN_DNS_SERVERS: bad }), (e: unknown) => e instanceof ConfigError && /PLATEN_DNS_SERVERS/.test(e.message) && e.message.includes(bad), bad);
+    }
+  } finally {
+    rmSync(dataDir.PLATEN_DATA_DIR, { recursive: true, force: true });
+  }
 });
