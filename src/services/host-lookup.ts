@@ -87,7 +87,11 @@ export class HostLookup {
     const ms = this.limits.timeoutMs;
     // c-ares retries a silent server itself; the timer below is the hard deadline.
     const resolver = new Resolver({ timeout: Math.max(100, Math.ceil(ms / 3)), tries: 2 });
-    if (this.limits.servers.length > 0) resolver.setServers(this.limits.servers);
+    try {
+      if (this.limits.servers.length > 0) resolver.setServers(this.limits.servers);
+    } catch (e) {
+      return Promise.reject(e as Error); // the configuration checks the servers; a rejection, never a throw, whatever comes
+    }
     const ask = (rrtype: 'A' | 'AAAA'): Promise<LookupAddress[]> =>
       new Promise((resolve, reject) =>
         resolver.resolve(host, rrtype, (err, records) => (err ? reject(err) : resolve((records as string[]).map((address) => ({ address, family: rrtype === 'A' ? 4 : 6 }))))),
