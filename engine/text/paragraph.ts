@@ -596,7 +596,8 @@ function finishLine(segs: Segment[], width: number, maxWidth: number, align: Ali
       logical.push(piece);
       if (piece.level > 0) bidiLine = true;
     }
-    if (k < segs.length - 1 && segs[k].hyphen && segs[k].trailing === 0) (joins ??= []).push(logical.length - 1);
+    // A soft hyphen with nothing before it on the line (it starts the text, or a wrapped line) joins nothing.
+    if (k < segs.length - 1 && segs[k].hyphen && segs[k].trailing === 0 && logical.length > 0) (joins ??= []).push(logical.length - 1);
   }
   // A word whose soft hyphen did not end the line is shaped whole again, keeping its kerning.
   for (let j = (joins?.length ?? 0) - 1; j >= 0; j--) {

@@ -387,6 +387,14 @@ test('a soft hyphen breaks a word there with a visible hyphen at a line end, and
   assert.ok(Math.abs(a.right - a.left - (b.right - b.left)) < 0.5, `${a.right - a.left} vs ${b.right - b.left}`);
 });
 
+test('a soft hyphen that starts the text or a line renders (it threw a TypeError) and is invisible', async () => {
+  for (const text of [`${SOFT_HYPHEN}Name`, `x\n${SOFT_HYPHEN}Name`, `one two three four five six seven ${SOFT_HYPHEN}eight nine`]) {
+    const r = await render({ page: { size: [200, 200], margin: 20 }, content: [{ text, width: 60 }] });
+    const lines = textLines(r.doc.pages[0]).map((l) => l.text);
+    assert.equal(lines.join(' ').replace(/\s+/g, ' '), text.replaceAll(SOFT_HYPHEN, '').replace(/\s+/g, ' '), JSON.stringify(lines));
+  }
+});
+
 test('a soft hyphen mid-line keeps the kerning across it (the word is drawn as if it had none)', async () => {
   // Noto Sans kerns "r" + "c" (-20/1000 em).
   const r = await render({ content: [{ text: `super${SOFT_HYPHEN}cali`, fontSize: 50 }, { text: 'supercali', fontSize: 50 }] });
