@@ -142,7 +142,10 @@ function measureBox(node: PNode, width: number, ctx: MeasureContext, maxHeight: 
   switch (node.kind) {
     case 'text': {
       const lines = node.shrink ? shrinkLines(node, inner, node.layout?.height != null ? Math.max(1, node.layout.height - v) : null, ctx) : breakLines(node.para, inner, s.textAlign);
-      if (!node.shrink) warnLineOverflow(lines, inner, node.layout?.height != null ? null : innerMax, node.path, ctx);
+      const pageRoom = node.layout?.height != null ? null : innerMax;
+      // Shrunk text fits its width (SHRINK_FAILED says when it cannot); without a fixed height a line may still be taller than a page.
+      if (!node.shrink) warnLineOverflow(lines, inner, pageRoom, node.path, ctx);
+      else warnLineOverflow(lines, Infinity, pageRoom, node.path, ctx);
       if (ctx.budget !== null && lines.length > node.para.hardLines) ctx.budget.boxesFor(lines.length - node.para.hardLines, undefined);
       let h = 0;
       for (const l of lines) h += l.height;

@@ -174,6 +174,12 @@ test('CONTENT_OVERFLOW: a line taller than a page, and a letter wider than its b
   assert.deepEqual(r.warnings.map((x) => [x.code, x.path, /runs past the box's edge$/.test(x.message)]), [['CONTENT_OVERFLOW', 'header[0]', true]]);
 });
 
+test('CONTENT_OVERFLOW: shrink-to-fit text without a fixed height that is still taller than the page (it had no warning)', async () => {
+  const w = await warningsOf({ page: { size: [400, 50], margin: 5 }, content: [{ text: 'a', fontSize: 400, fit: 'shrink' }] });
+  assert.deepEqual(w.map((x) => [x.code, x.path]), [['CONTENT_OVERFLOW', 'content[0]']]);
+  assert.match(w[0].message, /^a line of text is [\d.]+ pt tall, more than the 40 pt a page has for it/);
+});
+
 test('CONTENT_OVERFLOW is not reported where text fits: broken long words, fixed heights (CONTENT_CLIPPED), shrink', async () => {
   const w = await warningsOf({
     content: [
