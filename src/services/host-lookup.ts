@@ -36,8 +36,8 @@ export type ResolveAll = (host: string, family: number) => Promise<LookupAddress
 const systemResolver: ResolveAll = (host, family) =>
   new Promise((resolve, reject) => lookup(host, { all: true, family }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
 
-/** An error with a DNS-style `code` (ETIMEOUT, ENOTFOUND). */
-function dnsError(code: string, message: string): NodeJS.ErrnoException {
+/** An error with a DNS-style `code` (ETIMEOUT, ENOTFOUND, EPRIVATE), as a `lookup` callback passes it. */
+export function dnsError(code: string, message: string): NodeJS.ErrnoException {
   const e = new Error(message) as NodeJS.ErrnoException;
   e.code = code;
   return e;

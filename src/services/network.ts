@@ -8,7 +8,7 @@
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { hostLookup, type HostLookup } from './host-lookup.ts';
+import { dnsError, hostLookup, type HostLookup } from './host-lookup.ts';
 
 /**
  * IPv4-compatible IPv6 addresses (`::a.b.c.d`, deprecated by RFC 4291): `::127.0.0.1` is written
@@ -126,17 +126,9 @@ export function publicOnlyLookup(allowPrivate: boolean, what = 'webhook target',
   return (hostname: string, options: { family?: number | string; all?: boolean }, callback: LookupCallback): void => {
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0) || 0;
     (allowPrivate ? lookups.systemAddresses(hostname, family) : lookups.publicAddresses(hostname, family)).then((list) => {
-      if (list.length === 0) {
-        const e = new Error(`${what} ${hostname} has no address`) as NodeJS.ErrnoException;
-        e.code = 'ENOTFOUND';
-        return callback(e, []);
-      }
+      if (list.length === 0) return callback(dnsError('ENOTFOUND', `${what} ${hostname} has no address`), []);
       const bad = !allowPrivate && list.find((a) => !isPublicAddress(a.address));
-      if (bad) {
-        const e = new Error(`${what} ${hostname} resolves to a non-public address (${bad.address})`) as NodeJS.ErrnoException;
-        e.code = 'EPRIVATE';
-        return callback(e, []);
-      }
+      if (bad) return callback(dnsError('EPRIVATE', `${what} ${hostname} resolves to a non-public address (${bad.address})`), []);
       if (options.all) return callback(null, list);
       callback(null, list[0].address, list[0].family);
     }, (err: NodeJS.ErrnoException) => callback(err, []));
