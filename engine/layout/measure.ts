@@ -402,7 +402,7 @@ function measureImage(node: PImage, outer: number, base: BaseFields, hInsets: nu
   }
   const boxWidth = w + hInsets;
   const shift = node.align === 'center' ? (outer - boxWidth) / 2 : node.align === 'right' ? outer - boxWidth : 0;
-  return { ...base, x: base.x + shift, width: boxWidth, kind: 'image', image: node.image, draw, clip, height: h + v };
+  return { ...base, x: base.x + shift, width: boxWidth, kind: 'image', image: node.image, draw, clip, path: node.path, height: h + v };
 }
 
 /**

@@ -248,6 +248,8 @@ export interface ImageBox extends BoxBase {
   /** Where the image is drawn relative to the content box, and the visible window (cover crops). */
   readonly draw: { readonly x: number; readonly y: number; readonly w: number; readonly h: number };
   readonly clip: boolean;
+  /** Template path of the image's node, for errors while drawing it. */
+  readonly path: string;
 }
 export interface CodeBox extends BoxBase {
   readonly kind: 'code';
@@ -336,8 +338,8 @@ export type DrawItemKind =
   /** A rectangle; `radius` (points, absent or 0: square corners) rounds its corners. */
   | { readonly kind: 'rect'; readonly x: number; readonly y: number; readonly w: number; readonly h: number; readonly fill: RGB | null; readonly stroke: RGB | null; readonly lineWidth: number; readonly radius?: number }
   | { readonly kind: 'line'; readonly x1: number; readonly y1: number; readonly x2: number; readonly y2: number; readonly color: RGB; readonly width: number; readonly dash?: readonly number[] }
-  /** An image; `clip` is the visible window (cover crops it; `radius` rounds its corners). */
-  | { readonly kind: 'image'; readonly x: number; readonly y: number; readonly w: number; readonly h: number; readonly image: DecodedImage; readonly clip: ClipRect | null }
+  /** An image; `clip` is the visible window (cover crops it; `radius` rounds its corners); `path` the template path of its node, for errors while drawing it. */
+  | { readonly kind: 'image'; readonly x: number; readonly y: number; readonly w: number; readonly h: number; readonly image: DecodedImage; readonly clip: ClipRect | null; readonly path?: string }
   /** Filled rectangles in a code's module units ([x, y, w, h, ...], shared by every render of it), drawn scaled by sx, sy and moved to x, y. */
   | { readonly kind: 'bars'; readonly rects: readonly number[]; readonly x: number; readonly y: number; readonly sx: number; readonly sy: number; readonly color: RGB }
   /**

@@ -336,7 +336,7 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
       const window = { x, y, w: box.width - (box.frame ? insets(box.frame)[1] + insets(box.frame)[3] : 0), h: contentHeight };
       // Rounded corners clip the picture as drawn (contain: the picture, cover: the window).
       const clip = radius > 0 ? (box.clip ? { ...window, radius } : { x: x + d.x, y: y + d.y, w: d.w, h: d.h, radius }) : box.clip ? window : null;
-      out.push({ kind: 'image', x: x + d.x, y: y + d.y, w: d.w, h: d.h, image: box.image, clip });
+      out.push({ kind: 'image', x: x + d.x, y: y + d.y, w: d.w, h: d.h, image: box.image, clip, path: `${box.path}.image` });
       return { used: contentHeight, rest: null };
     }
     case 'code': {

@@ -9,8 +9,8 @@
  * removed from style sheets. Scripts are never run by either renderer.
  * Sized: the root's `width` and `height` (unitless or px as points, like the pixels of a PNG at
  * 72 dpi; pt, in, cm, mm converted), else its `viewBox`; the root then gets both, in points.
- * A size past MAX_SVG_SIDE points, or a viewBox number past MAX_SVG_VIEWBOX, is refused: a PDF
- * cannot draw it.
+ * A size past MAX_SVG_SIDE points or below MIN_SVG_SIDE, a viewBox number past MAX_SVG_VIEWBOX or
+ * a viewBox side below MIN_SVG_VIEWBOX_SIDE, is refused: a PDF cannot draw it.
  */
 import { RenderError, type Limits } from '../errors.ts';
 import type { DecodedImage } from './nodes.ts';
@@ -24,6 +24,19 @@ export const DEFAULT_MAX_SVG_ELEMENTS = 20_000;
  * scaling it onto a page leaves less than the 6 decimals pdfkit writes).
  */
 export const MAX_SVG_SIDE = 1_000_000;
+
+/**
+ * The smallest width and height an SVG may declare or take from its viewBox, in points (a third
+ * of a micrometre): the size is written back into the document, and scaling the drawing onto its
+ * box divides by it.
+ */
+export const MIN_SVG_SIDE = 0.001;
+
+/**
+ * The smallest width and height of an SVG's viewBox, in its user units: svg-to-pdfkit writes the
+ * drawing's coordinates in those units, and the PDF keeps 6 decimals of them.
+ */
+export const MIN_SVG_VIEWBOX_SIDE = 0.01;
 
 /** The largest number (by magnitude) of an SVG's viewBox: room for coordinates in metres of a world map, far below what pdfkit refuses. */
 export const MAX_SVG_VIEWBOX = 1_000_000_000;
@@ -118,6 +131,9 @@ export function decodeSvg(data: Uint8Array, limits: Pick<Limits, 'maxSvgElements
   if (hasViewBox && viewBox.some((n) => Math.abs(n) > MAX_SVG_VIEWBOX)) {
     throw new RenderError('LIMIT_EXCEEDED', `SVG viewBox "${attrs.get('viewBox')!.trim()}" has a number past ${MAX_SVG_VIEWBOX.toLocaleString('en')}, the most an SVG's viewBox may hold`, path);
   }
+  if (hasViewBox && Math.min(viewBox[2], viewBox[3]) < MIN_SVG_VIEWBOX_SIDE) {
+    throw new RenderError('IMAGE_INVALID', `SVG viewBox "${attrs.get('viewBox')!.trim()}" is smaller than ${MIN_SVG_VIEWBOX_SIDE} units a side: its coordinates would be lost to the PDF's 6 decimals`, path);
+  }
   let width = lengthOf(attrs.get('width'));
   let height = lengthOf(attrs.get('height'));
   const given = { width: width !== null, height: height !== null };
@@ -134,6 +150,10 @@ export function decodeSvg(data: Uint8Array, limits: Pick<Limits, 'maxSvgElements
       const shown = given[side] ? `"${attrs.get(side)!.trim()}"` : `${round(value)} pt (from its ${given.width || given.height ? `${side === 'width' ? 'height' : 'width'} and ` : ''}viewBox)`;
       throw new RenderError('LIMIT_EXCEEDED', `SVG ${side} ${shown} exceeds ${MAX_SVG_SIDE.toLocaleString('en')} pt, the largest size an SVG image may declare`, path);
     }
+    if (value < MIN_SVG_SIDE) {
+      const shown = given[side] ? `"${attrs.get(side)!.trim()}"` : `${value} pt (from its ${given.width || given.height ? `${side === 'width' ? 'height' : 'width'} and ` : ''}viewBox)`;
+      throw new RenderError('IMAGE_INVALID', `SVG ${side} ${shown} is below ${MIN_SVG_SIDE} pt, too small to draw`, path);
+    }
   }
   // Without a viewBox, the drawing's user units are CSS pixels: 50mm wide is 189 of them.
   const box = hasViewBox ? viewBox.join(' ') : `0 0 ${round(userUnits(attrs.get('width')) ?? width)} ${round(userUnits(attrs.get('height')) ?? height)}`;
@@ -144,4 +164,5 @@ export function decodeSvg(data: Uint8Array, limits: Pick<Limits, 'maxSvgElements
   return { type: 'svg', data: Buffer.from(text, 'utf8'), width, height, elements };
 }
 
-const round = (n: number) => Math.round(n * 1000) / 1000;
+/** A size written back into the document: 9 significant digits, never rounded to 0 (sizes are at least MIN_SVG_SIDE). */
+const round = (n: number) => Number(n.toPrecision(9));

@@ -191,7 +191,7 @@ class PageWriter {
       this.ops.push(`${rectPath(item.clip.x, item.clip.y, item.clip.w, item.clip.h, item.clip.radius)} W n`);
       this.flush();
     }
-    drawSvg(this.doc, item.image, item.x, item.y, item.w, item.h);
+    drawSvg(this.doc, item.image, item.x, item.y, item.w, item.h, item.path);
     this.doc.restore();
   }
 

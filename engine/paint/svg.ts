@@ -48,10 +48,11 @@ const noImage = () => Buffer.alloc(0);
 /**
  * Draw an SVG image (type "svg") into the box x, y, w, h (points, top-left based), stretched to
  * it: the layout already kept its aspect ratio where the template asked for that.
+ * @param path the image's template path (`content[2].image`), named by the errors
  * @throws RenderError LIMIT_EXCEEDED when drawing it writes more operators than its budget
  *   (element count x 200, at least 200,000), RENDER_ERROR when svg-to-pdfkit fails.
  */
-export function drawSvg(doc: Doc, image: DecodedImage, x: number, y: number, w: number, h: number): void {
+export function drawSvg(doc: Doc, image: DecodedImage, x: number, y: number, w: number, h: number, path?: string): void {
   const budget = svgOperatorBudget(image.elements ?? 0);
   const d = doc as unknown as { addContent(s: string): unknown; page: { annotations: unknown[] }; _fontCount: number };
   // pdfkit names the fonts it embeds for SVG text F1, F2, ...: the names paint's own faces use
@@ -60,7 +61,7 @@ export function drawSvg(doc: Doc, image: DecodedImage, x: number, y: number, w: 
   const addContent = d.addContent;
   let written = 0;
   d.addContent = function (this: unknown, s: string) {
-    if (++written > budget) throw new RenderError('LIMIT_EXCEEDED', `an SVG image draws more than ${budget} operators (200 for each of its elements, at least 200,000): its <use> references repeat its content too many times`);
+    if (++written > budget) throw new RenderError('LIMIT_EXCEEDED', `an SVG image draws more than ${budget} operators (200 for each of its elements, at least 200,000): its <use> references repeat its content too many times`, path);
     return addContent.call(this, s);
   };
   const annotations = d.page.annotations.length;
@@ -78,7 +79,7 @@ export function drawSvg(doc: Doc, image: DecodedImage, x: number, y: number, w: 
     });
   } catch (e) {
     if (e instanceof RenderError) throw e;
-    throw new RenderError('RENDER_ERROR', `an SVG image could not be drawn: ${(e as Error)?.message ?? e}`);
+    throw new RenderError('RENDER_ERROR', `an SVG image could not be drawn: ${(e as Error)?.message ?? e}`, path);
   } finally {
     d.addContent = addContent;
     // Links inside the SVG (<a>) are not kept: their targets were removed with every other reference.

@@ -48,6 +48,29 @@ test('natural size: width and height (mm converted, unitless as points), else th
   assert.match(e.message, /viewBox, or width and height/);
 });
 
+test('sizes too small to draw are IMAGE_INVALID at the image, and a small legal size is drawn at its size', async () => {
+  const rect = '<rect width="1" height="1"/>';
+  const cases = [
+    ['width="0.0001" height="10000"', /SVG width "0.0001" is below 0.001 pt/],
+    ['width="10000" height="0.0001"', /SVG height "0.0001" is below 0.001 pt/],
+    ['viewBox="0 0 0.0001 10000"', /viewBox "0 0 0.0001 10000" is smaller than 0.01 units a side/],
+    ['width="100" height="100" viewBox="0 0 1e-9 1e-9"', /viewBox "0 0 1e-9 1e-9"/],
+  ] as const;
+  for (const [attrs, message] of cases) {
+    for (const width of [undefined, 100]) {
+      const e = await renderError({ content: [{ text: 'x' }, { image: svgUri(`<svg xmlns="http://www.w3.org/2000/svg" ${attrs}>${rect}</svg>`), ...(width ? { width } : {}) }] });
+      assert.equal(e.code, 'IMAGE_INVALID', `${attrs} width ${width}: ${e.message}`);
+      assert.equal(e.path, 'content[1].image');
+      assert.match(e.message, message);
+    }
+  }
+  // 0.0004 pt wide was written back as 0 (three decimals) and failed in the drawing with no path.
+  const thin = `<svg xmlns="http://www.w3.org/2000/svg" width="0.0015" height="0.02" viewBox="0 0 0.15 2"><rect width="0.15" height="2" fill="red"/></svg>`;
+  const r = await render({ page: PAGE, content: [{ image: svgUri(thin), width: 15 }] });
+  const box = unionBox((await pdfOperators(r.pdf))[0].filledBoxes);
+  assert.ok(near(box.width, 15, 0.1) && near(box.height, 200, 0.5), `${box.width} x ${box.height}`);
+});
+
 test('nothing outside the SVG is read or kept: external and file references, embedded rasters and links are dropped', async () => {
   const png = `data:image/png;base64,${encodePng(2, 2, () => [255, 0, 0, 255]).toString('base64')}`;
   const hostile = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 100 100">
@@ -80,9 +103,10 @@ test('limits: more elements than maxSvgElements, and <use> references that multi
   for (let i = 1; i <= 10; i++) defs += `<g id="l${i}">${Array.from({ length: 10 }, () => `<use href="#l${i - 1}"/>`).join('')}</g>`;
   const bomb = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><defs>${defs}</defs><use href="#l10"/></svg>`;
   const started = Date.now();
-  const b = await renderError({ content: [{ image: svgUri(bomb) }] });
+  const b = await renderError({ content: [{ text: 'x' }, { image: svgUri(bomb) }] });
   assert.equal(b.code, 'LIMIT_EXCEEDED');
   assert.match(b.message, /operators/);
+  assert.equal(b.path, 'content[1].image', 'the drawing names its image');
   assert.ok(Date.now() - started < 20_000, 'stopped early');
 });
 
