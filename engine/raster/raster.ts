@@ -427,14 +427,16 @@ function drawText(p: RasterPainter, x: number, y: number, run: LineRun): void {
   let pen = x;
   for (const piece of run.pieces) {
     const { glyphs, advances, offsets } = piece.run;
-    const extra = st.letterSpacing + (piece.space ? run.wordSpacing : run.charSpacing);
+    const extra = piece.space ? run.wordSpacing : run.charSpacing;
     for (let i = 0; i < glyphs.length; i++) {
       const dx = offsets ? offsets[i][0] * k : 0;
       const dy = offsets ? offsets[i][1] * k : 0;
       const path = glyphPath(glyphs[i]);
       p.use([k, 0, 0, -k, pen + dx, y - dy]);
       ctx.fill(path, 'nonzero');
-      pen += advances[i] * k + extra;
+      // Negative letter spacing takes a glyph's advance down to 0, never past it (paragraph.ts spacedWidth).
+      const spaced = advances[i] * k + st.letterSpacing;
+      pen += (st.letterSpacing < 0 ? Math.max(0, spaced) : spaced) + extra;
     }
   }
   if (st.decoration !== 'none') {

@@ -166,12 +166,30 @@ function dictionaryBreaks(full: string): Set<number> | null {
   return breaks;
 }
 
+/**
+ * Width in points of glyphs [from, to) of `run` at `size` with `letterSpacing` (points) after each.
+ * Negative spacing tightens a glyph's advance down to 0 and no further: the pen never moves back,
+ * so tightened text still stays inside the width it is measured at (paint and raster follow the same
+ * rule).
+ */
+export function spacedWidth(run: GlyphRun, from: number, to: number, unitsPerEm: number, size: number, letterSpacing: number): number {
+  const k = size / unitsPerEm;
+  if (letterSpacing >= 0) {
+    let units = 0;
+    for (let g = from; g < to; g++) units += run.advances[g];
+    return units * k + letterSpacing * (to - from);
+  }
+  let width = 0;
+  for (let g = from; g < to; g++) width += Math.max(0, run.advances[g] * k + letterSpacing);
+  return width;
+}
+
 /** Shape `text` as one piece. */
 function makePiece(text: string, style: TextStyle, face: FontFace, level: number, space: boolean): Piece {
   const rtl = level % 2 === 1;
   // Letter-spaced text is shaped without optional ligatures: the spacing would split them.
   const run = shape(face, rtl ? mirror(text) : text, style.features, rtl ? 'rtl' : 'ltr', style.letterSpacing === 0);
-  const width = (run.width / face.unitsPerEm) * style.size + style.letterSpacing * run.glyphs.length;
+  const width = style.letterSpacing === 0 ? (run.width / face.unitsPerEm) * style.size : spacedWidth(run, 0, run.glyphs.length, face.unitsPerEm, style.size, style.letterSpacing);
   return { text, style, face, level, run, width, space, alone: null, spaceAfter: null, spaced: null };
 }
 
@@ -433,9 +451,7 @@ function glyphsFollowText(piece: Piece): boolean {
 
 /** Width in points of glyphs [from, to) of a piece's run. */
 function glyphsWidth(piece: Piece, from: number, to: number): number {
-  let units = 0;
-  for (let g = from; g < to; g++) units += piece.run.advances[g];
-  return (units / piece.face.unitsPerEm) * piece.style.size + piece.style.letterSpacing * (to - from);
+  return spacedWidth(piece.run, from, to, piece.face.unitsPerEm, piece.style.size, piece.style.letterSpacing);
 }
 
 /** Code points in text[start, end). */

@@ -417,6 +417,19 @@ test('letterSpacing adds its value after every character', async () => {
   assert.equal(r.doc.pages[0].runs.filter((run) => run.y === bars[1].y && run.str !== '|').map((run) => run.str).join('').replace(/ /g, ''), 'Wide');
 });
 
+test('negative letterSpacing tightens a glyph to no advance and never further: the text stays in its box', async () => {
+  const line = (ls: number) => ({ text: [{ text: 'Wide', letterSpacing: ls }, { text: '|', fontFamily: 'Noto Sans Mono' }] });
+  const words = 'tightened words run on and on '.repeat(40);
+  const r = await render({ page: { size: 'A4', margin: 40 }, content: [line(0), line(-20), line(-100), { text: words, letterSpacing: -100 }, { text: 'after' }] });
+  const page = r.doc.pages[0];
+  const bars = page.runs.filter((run) => run.str === '|').sort((a, b) => a.y - b.y);
+  // Every glyph of "Wide" at -20 or -100 pt advances 0: the bar sits where the word starts.
+  assert.ok(bars[0].x > 60, `unspaced bar at ${bars[0].x}`);
+  for (const bar of bars.slice(1)) assert.ok(Math.abs(bar.x - 40) < 0.5, `bar at ${bar.x}, expected 40 (the margin)`);
+  for (const l of textLines(page)) assert.ok(l.left >= 39.5 && l.right <= 595.28 - 39.5, `"${l.text.slice(0, 20)}" spans ${l.left}..${l.right}`);
+  assert.ok(page.runs.some((run) => run.str === 'after'));
+});
+
 test('fontFeatures: tnum keeps digits tabular, pnum makes them proportional', async () => {
   const r = await render({
     content: [
