@@ -406,7 +406,8 @@ export function prepareParagraph(input: readonly StyledText[], options: Paragrap
       pos = stop;
     }
     let hyphen: Piece | null = null;
-    if (contentEnd > start && full.charCodeAt(contentEnd - 1) === 0xad) {
+    // Only a segment that ends at its soft hyphen breaks there: one followed by white space breaks at the space.
+    if (contentEnd === end && contentEnd > start && full.charCodeAt(contentEnd - 1) === 0xad) {
       let last: Piece | undefined;
       for (const p of segPieces) if (!p.space) last = p;
       hyphen = makePiece('-', lastStyle, last?.face ?? lastStyle.face, last && last.level % 2 === 1 ? last.level : 0, false);

@@ -395,6 +395,16 @@ test('a soft hyphen that starts the text or a line renders (it threw a TypeError
   }
 });
 
+test('a soft hyphen before a space shows no hyphen when the line breaks at that space', async () => {
+  for (const text of [`alpha${SOFT_HYPHEN} beta gamma delta epsilon`, `alpha beta${SOFT_HYPHEN}  gamma delta`, `alpha${SOFT_HYPHEN}\nbeta`]) {
+    const r = await render({ page: { size: [200, 300], margin: 20 }, content: [{ text, width: 40 }] });
+    const lines = textLines(r.doc.pages[0]).map((l) => l.text);
+    assert.ok(lines.length > 1, JSON.stringify(lines));
+    assert.ok(lines.every((l) => !l.includes('-')), `no hyphen drawn: ${JSON.stringify(lines)}`);
+    assert.equal(lines.join(' ').replace(/\s+/g, ' '), text.replaceAll(SOFT_HYPHEN, '').replace(/\s+/g, ' '));
+  }
+});
+
 test('a soft hyphen mid-line keeps the kerning across it (the word is drawn as if it had none)', async () => {
   // Noto Sans kerns "r" + "c" (-20/1000 em).
   const r = await render({ content: [{ text: `super${SOFT_HYPHEN}cali`, fontSize: 50 }, { text: 'supercali', fontSize: 50 }] });
