@@ -75,7 +75,7 @@ export const PROPERTY_DOCS: Record<string, PropertyDoc> = {
   'root.pdfUa': { description: 'true: claim and meet PDF/UA-1 (accessible PDF) unless the request\'s pdf_ua says otherwise; images and codes then need alt.', examples: [true], default: false },
   'root.strict': { description: 'true: data the template reads must be there; a render with a missing data path (a placeholder without a default filter, or an each) fails instead of printing it empty.', examples: [true], default: false },
   'root.page': { description: 'Page size, orientation and margins.', examples: [{ size: 'A4', margin: 40 }] },
-  'root.page.size': { description: 'A3, A4, A5, Letter, Legal (case-insensitive), width x height with a unit (in, mm, cm, pt) such as "4x6in" or "100x150mm", or [width, height] in points.', examples: ['A4', 'Letter', '4x6in', '100x150mm', [595.28, 841.89]], default: 'A4' },
+  'root.page.size': { description: 'A3, A4, A5, A6, B5, Letter, Legal, Tabloid (case-insensitive), width x height with a unit (in, mm, cm, pt) such as "4x6in" or "100x150mm", or [width, height] in points.', examples: ['A4', 'Letter', '4x6in', '100x150mm', [595.28, 841.89]], default: 'A4' },
   'root.page.orientation': { description: 'landscape swaps the width and height of the page size.', examples: ['landscape'], default: 'portrait' },
   'root.page.margin': { description: `Page margins: ${SIDES}.`, examples: [40, [40, 56], [40, 48, 36, 48]], default: 40 },
   'root.font': { description: 'Document defaults that every node inherits.', examples: [{ family: 'Noto Sans', size: 10 }] },
@@ -245,5 +245,5 @@ export const DEF_DOCS: Record<string, string> = {
   gteCondition: '{"gte": [path, value]}',
   ltCondition: '{"lt": [path, value]}',
   lteCondition: '{"lte": [path, value]}',
-  pageSize: 'A3, A4, A5, Letter, Legal (case-insensitive), width x height with a unit (in, mm, cm, pt) such as "4x6in", or [width, height] in points.',
+  pageSize: 'A3, A4, A5, A6, B5, Letter, Legal, Tabloid (case-insensitive), width x height with a unit (in, mm, cm, pt) such as "4x6in", or [width, height] in points.',
 };

@@ -13,8 +13,11 @@ export const PAGE_SIZES: Record<string, [number, number]> = {
   a3: [841.89, 1190.55],
   a4: [595.28, 841.89],
   a5: [419.53, 595.28],
+  a6: [297.64, 419.53],
+  b5: [498.9, 708.66],
   letter: [612, 792],
   legal: [612, 1008],
+  tabloid: [792, 1224],
 };
 
 /** The least width and height, points, the content (and the content area between header and footer) may have. */

@@ -85,7 +85,7 @@ export const NODE_KINDS = [
 export type NodeKind = (typeof NODE_KINDS)[number];
 
 /** Page size names (matched case-insensitively; canonical spelling in the parsed template). */
-export const PAGE_SIZE_NAMES = ['A3', 'A4', 'A5', 'Letter', 'Legal'] as const;
+export const PAGE_SIZE_NAMES = ['A3', 'A4', 'A5', 'A6', 'B5', 'Letter', 'Legal', 'Tabloid'] as const;
 
 // ---------------------------------------------------------------------------------------------
 // Messages

@@ -255,7 +255,7 @@ export interface TocNode extends StyleProps {
   toc: { levels?: number };
 }
 
-export type PageSize = 'A3' | 'A4' | 'A5' | 'Letter' | 'Legal' | [number, number];
+export type PageSize = 'A3' | 'A4' | 'A5' | 'A6' | 'B5' | 'Letter' | 'Legal' | 'Tabloid' | [number, number];
 
 export interface PageSpec {
   size?: PageSize;

@@ -15,6 +15,9 @@ test('page sizes by name, as [w, h], and landscape orientation', async () => {
     ['A5', 'landscape', 595.28, 419.53],
     ['Letter', 'landscape', 792, 612],
     ['Legal', 'portrait', 612, 1008],
+    ['a6', 'portrait', 297.64, 419.53],
+    ['B5', 'landscape', 708.66, 498.9],
+    ['TABLOID', 'portrait', 792, 1224],
     [[200, 333], 'portrait', 200, 333],
   ] as const) {
     const r = await render({ page: { size, orientation }, content: [{ text: 'x' }] });

@@ -143,7 +143,7 @@ test('a complete template validates and page size names are canonical', () => {
 
 test('every fault is reported with its exact path', () => {
   const issues = invalid({
-    page: { size: 'A6', margin: [1, 2, 3] },
+    page: { size: 'A7', margin: [1, 2, 3] },
     content: [
       { text: 'Hello', color: 'blu' },
       { txt: 'typo' },
@@ -174,7 +174,7 @@ test('every fault is reported with its exact path', () => {
     'content[5].stack[1].spacer',
     'content[6].colr',
   ]);
-  assert.match(messageAt(issues, 'page.size'), /unknown page size "A6"/);
+  assert.match(messageAt(issues, 'page.size'), /unknown page size "A7"/);
   assert.match(messageAt(issues, 'page.margin'), /\[vertical, horizontal\] or \[top, right, bottom, left\]/);
   assert.match(messageAt(issues, 'content[0].color'), /"blu" is not a colour.*did you mean "blue"/);
   assert.equal(

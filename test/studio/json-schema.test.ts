@@ -116,7 +116,7 @@ const INVALID: unknown[] = [
   text({ border: { width: 1, top: { width: 1 } } }),
   text({ border: { top: { width: -1 } } }),
   text({ lineHeight: 0 }),
-  { page: { size: 'B5' }, content: [] },
+  { page: { size: 'B4' }, content: [] },
   { page: { size: [100] }, content: [] },
   { page: { size: [1, 100] }, content: [] },
   { page: { orientation: 'sideways' }, content: [] },
