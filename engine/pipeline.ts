@@ -28,11 +28,11 @@ import type { Template } from './template/types.ts';
 import type { FontLibrary } from './text/fonts.ts';
 import { WarningSink, type RenderWarning } from './warnings.ts';
 import { LayoutBudget, PageEstimate } from './layout/budget.ts';
-import { contentArea, pageFrame, placeBands, type BandContext } from './layout/document.ts';
+import { PageAreas, pageFrame, placeBands, type BandContext } from './layout/document.ts';
 import { measureAll, type MeasureContext } from './layout/measure.ts';
 import type { Box, Page, PNode } from './layout/nodes.ts';
 import type { BoundNode } from './template/types.ts';
-import { paginate } from './layout/paginate.ts';
+import { paginateRegions } from './layout/paginate.ts';
 import { prepareNodes, type PrepareContext } from './layout/prepare.ts';
 import { rootStyle, TextStyles } from './layout/style.ts';
 import { stampWatermark } from './layout/watermark.ts';
@@ -90,7 +90,12 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   const unformatted = warnUnformatted(warnings);
   const frame = pageFrame(template);
   const bands: BandContext = { template, data, bind, root: rootStyle(template.font, opts.fonts.defaultFamily), prepare, measure, frame };
-  const area = contentArea(bands);
+  const areas = new PageAreas(bands);
+  const area = areas.typical;
+  const regionOf = (i: number) => {
+    const a = areas.of(i);
+    return { y: a.top, height: a.height };
+  };
 
   // Each pass's output is let go as soon as the next pass has made its own (the variables set to
   // null): a function's locals stay alive until it returns, and the 1,000-row report's prepared
@@ -108,10 +113,10 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
     for (let trial = 0; trial < 2; trial++) {
       const trialBudget = new LayoutBudget(opts.limits);
       const trialWarnings = new WarningSink();
-      const p: PrepareContext = { ...prepare, budget: trialBudget, warnings: trialWarnings, flow: new PageEstimate(area.height, opts.limits.maxPages), tags: null, structParent: null, links: null };
+      const p: PrepareContext = { ...prepare, budget: trialBudget, warnings: trialWarnings, flow: new PageEstimate(areas.largest, opts.limits.maxPages), tags: null, structParent: null, links: null };
       const m: MeasureContext = { ...measure, budget: trialBudget, warnings: trialWarnings };
       const trialContent = expandToc(bound!, headings, pages);
-      const found = anchorPages(paginate(measureAll(prepareNodes(trialContent, bands.root, p, 'content'), frame.contentWidth, m, area.height), frame.margin.left, area.top, area.height, opts.limits.maxPages, frame, trialWarnings));
+      const found = anchorPages(paginateRegions(measureAll(prepareNodes(trialContent, bands.root, p, 'content'), frame.contentWidth, m, area.height), frame.margin.left, regionOf, opts.limits.maxPages, frame, trialWarnings));
       const settled = pages !== null && headings.every((h) => found.get(h.id) === pages!.get(h.id));
       pages = found;
       if (settled) break;
@@ -121,7 +126,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   bound = null;
   // prepare: while the content is prepared, a lower bound of its page count stops a document
   // that is certainly too long before its lines are broken and its pages built.
-  prepare.flow = new PageEstimate(area.height, opts.limits.maxPages);
+  prepare.flow = new PageEstimate(areas.largest, opts.limits.maxPages);
   prepare.links = [];
   // (tagged: the content's structure is built here, in template order; the bands are artifacts)
   prepare.tags = opts.tags?.context ?? null;
@@ -136,8 +141,16 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   // measure
   let boxes: Box[] | null = measureAll(prepared, frame.contentWidth, measure, area.height);
   prepared = null;
-  // paginate
-  const bodies = paginate(boxes, frame.margin.left, area.top, area.height, opts.limits.maxPages, frame, warnings);
+  // paginate, again when a page's header or footer, bound with the page count found, needs more
+  // room than it was given (a footer on the last page only)
+  // (each pagination tells its own sink: only the one kept is heard)
+  let paginated = new WarningSink();
+  let bodies = paginateRegions(boxes, frame.margin.left, regionOf, opts.limits.maxPages, frame, paginated);
+  for (let pass = 1; !areas.settle(bodies.length, pass); pass++) {
+    paginated = new WarningSink();
+    bodies = paginateRegions(boxes, frame.margin.left, regionOf, opts.limits.maxPages, frame, paginated);
+  }
+  warnings.absorb(paginated);
   boxes = null;
   // internal links to ids no node has
   const anchors = anchorPages(bodies);
@@ -145,7 +158,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
     if (!anchors.has(link.id)) warnings.add('LINK_UNRESOLVED', `no node has the id "${link.id}": drawn without the link`, link.path);
   }
   // bands
-  const pages = placeBands(bands, area, bodies, { missing, unformatted });
+  const pages = placeBands(bands, areas, bodies, { missing, unformatted });
   return { pages, warnings: warnings.list() };
 }
 

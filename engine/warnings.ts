@@ -97,6 +97,18 @@ export class WarningSink {
     if (hit) hit.more++;
   }
 
+  /** Take in the warnings of `other` (a pass's own sink, kept only when the pass's result is), counts included. */
+  absorb(other: WarningSink): void {
+    for (const [key, e] of other.byKey) {
+      const hit = this.byKey.get(key);
+      if (hit) hit.more += e.more + 1;
+      else if (this.byKey.size >= MAX_WARNINGS) this.dropped += e.more + 1;
+      else this.byKey.set(key, { ...e });
+    }
+    this.dropped += other.dropped;
+    for (const key of other.seen) this.seen.add(key);
+  }
+
   /** The warnings, in the order first found. */
   list(): RenderWarning[] {
     const out: RenderWarning[] = [];

@@ -68,7 +68,7 @@ export function bandBoxes(b: BandContext, name: BandName, page: PageContext, rep
   return measureAll(prepareNodes(bound, b.root, b.prepare, name), background ? b.frame.width : b.frame.contentWidth, b.measure, background ? b.frame.height : b.frame.bodyHeight);
 }
 
-/** Where the content goes on every page: below the header, above the footer. */
+/** Where the content goes on a page: below its header, above its footer (points from the page's top). */
 export interface ContentArea {
   readonly top: number;
   readonly height: number;
@@ -76,38 +76,98 @@ export interface ContentArea {
   readonly footerHeight: number;
 }
 
+/** Times the content is paginated again because a page's bands came out taller than the room kept for them. */
+const MAX_BAND_PASSES = 4;
+
 /**
- * The content area, from the header's and footer's heights measured with stand-in page numbers
- * of four digits.
- * @throws RenderError TEMPLATE_INVALID (path `page.margin`) when the page's margins leave less
- *   than {@link MIN_REGION} points across or down, (path `header`, or `footer`) when the header
- *   and footer leave less than that for the content.
+ * The content area of each page. A header or footer may differ from page to page (a letterhead
+ * on page 1 only, a totals footer on the last page: an `if` on `$page` or `$pages`), so each
+ * page's bands are measured with its own `$page`. `$pages` is a four-digit stand-in until a
+ * pagination has counted the pages ({@link settle}); the room kept for a page's bands is the
+ * most any measure of them needed, so it only grows and repaginating ends.
  */
-export function contentArea(b: BandContext): ContentArea {
-  // Validation refuses such margins (schema.ts, the same check); a template that skipped it still
-  // fails here. (pageFrame keeps at least 1 pt each way, so nothing fails before this; the
-  // margins are at fault, not the bands.)
-  const fault = marginRoomFault(b.frame.width, b.frame.height, b.frame.margin);
-  if (fault !== null) throw new RenderError('TEMPLATE_INVALID', fault, 'page.margin');
-  const headerHeight = flowHeight(bandBoxes(b, 'header', MEASURE_PAGE));
-  const footerHeight = flowHeight(bandBoxes(b, 'footer', MEASURE_PAGE));
-  const height = b.frame.bodyHeight - headerHeight - footerHeight;
-  if (height < MIN_REGION) {
-    throw new RenderError(
-      'TEMPLATE_INVALID',
-      `the header (${Math.round(headerHeight)} pt) and footer (${Math.round(footerHeight)} pt) leave ${Math.round(Math.max(0, height))} pt of the ${Math.round(b.frame.bodyHeight)} pt between the page margins for the content; at least ${MIN_REGION} pt are needed`,
-      b.template.header && b.template.header.length > 0 ? 'header' : 'footer',
-    );
+export class PageAreas {
+  /** The area with stand-in page numbers ($page and $pages 8888): what measuring the content takes a page to have. */
+  readonly typical: ContentArea;
+  private pages = MEASURE_PAGE.pages;
+  private readonly headers: number[] = [];
+  private readonly footers: number[] = [];
+  /** Whether a band reads `$page` or `$pages` at all: when none does, every page is the typical one. */
+  private readonly varies: boolean;
+
+  /**
+   * @throws RenderError TEMPLATE_INVALID (path `page.margin`) when the page's margins leave less
+   *   than {@link MIN_REGION} points across or down, (path `header`, or `footer`) when the header
+   *   and footer leave less than that for the content.
+   */
+  constructor(private readonly b: BandContext) {
+    // Validation refuses such margins (schema.ts, the same check); a template that skipped it still
+    // fails here. (pageFrame keeps at least 1 pt each way, so nothing fails before this; the
+    // margins are at fault, not the bands.)
+    const fault = marginRoomFault(b.frame.width, b.frame.height, b.frame.margin);
+    if (fault !== null) throw new RenderError('TEMPLATE_INVALID', fault, 'page.margin');
+    this.varies = /\$pages?\b/.test(JSON.stringify([b.template.header ?? null, b.template.footer ?? null]));
+    this.typical = this.area(flowHeight(bandBoxes(b, 'header', MEASURE_PAGE)), flowHeight(bandBoxes(b, 'footer', MEASURE_PAGE)), null);
   }
-  return { top: b.frame.margin.top + headerHeight, height, headerHeight, footerHeight };
+
+  /** The largest content area measured so far: a bound on how much one page holds. */
+  get largest(): number {
+    return Math.max(this.typical.height, this.of(0).height);
+  }
+
+  /** The content area of page `index` (from 0). @throws RenderError TEMPLATE_INVALID when its bands leave no room. */
+  of(index: number): ContentArea {
+    if (!this.varies) return this.typical;
+    if (this.headers[index] === undefined) this.measure(index);
+    return this.area(this.headers[index], this.footers[index], index);
+  }
+
+  /**
+   * After a pagination into `count` pages: `$pages` is `count`, and each page's bands are
+   * measured again with it.
+   * @returns true when every page's bands fit the room that pagination kept for them; false when
+   *   one needs more (it is kept now): paginate again, at most {@link MAX_BAND_PASSES} times.
+   */
+  settle(count: number, pass: number): boolean {
+    if (!this.varies || pass >= MAX_BAND_PASSES) return true;
+    const before = { headers: this.headers.slice(0, count), footers: this.footers.slice(0, count) };
+    this.pages = count;
+    let fits = true;
+    for (let i = 0; i < count; i++) {
+      this.measure(i);
+      if (this.headers[i] > (before.headers[i] ?? 0) + EPS || this.footers[i] > (before.footers[i] ?? 0) + EPS) fits = false;
+    }
+    return fits;
+  }
+
+  private measure(index: number): void {
+    const page = { page: index + 1, pages: this.pages };
+    this.headers[index] = Math.max(this.headers[index] ?? 0, flowHeight(bandBoxes(this.b, 'header', page)));
+    this.footers[index] = Math.max(this.footers[index] ?? 0, flowHeight(bandBoxes(this.b, 'footer', page)));
+  }
+
+  private area(headerHeight: number, footerHeight: number, index: number | null): ContentArea {
+    const { frame, template } = this.b;
+    const height = frame.bodyHeight - headerHeight - footerHeight;
+    if (height < MIN_REGION) {
+      throw new RenderError(
+        'TEMPLATE_INVALID',
+        `the header (${Math.round(headerHeight)} pt) and footer (${Math.round(footerHeight)} pt)${index === null ? '' : ` of page ${index + 1}`} leave ${Math.round(Math.max(0, height))} pt of the ${Math.round(frame.bodyHeight)} pt between the page margins for the content; at least ${MIN_REGION} pt are needed`,
+        template.header && template.header.length > 0 ? 'header' : 'footer',
+      );
+    }
+    return { top: frame.margin.top + headerHeight, height, headerHeight, footerHeight };
+  }
 }
+
+const EPS = 1e-6;
 
 /**
  * The pages: each page's content items between its background and header (under) and its footer,
- * the bands bound with that page's number. Data the bands lack (or cannot format) is reported
- * once, on page 1.
+ * the bands bound with that page's number, in the room `areas` kept for them. Data the bands lack
+ * (or cannot format) is reported once, on page 1.
  */
-export function placeBands(b: BandContext, area: ContentArea, bodies: readonly DrawItem[][], reporters: DataReporters): Page[] {
+export function placeBands(b: BandContext, areas: PageAreas, bodies: readonly DrawItem[][], reporters: DataReporters): Page[] {
   const { width, height, margin } = b.frame;
   const pages = bodies.length;
   const wm = b.template.watermark;
@@ -120,6 +180,7 @@ export function placeBands(b: BandContext, area: ContentArea, bodies: readonly D
     const all: DrawItem[] = [];
     placeBand(bandBoxes(b, 'background', page, report), 0, 0, height, all, b);
     if (mark && wm?.layer !== 'front') all.push(mark);
+    const area = areas.of(i);
     placeBand(bandBoxes(b, 'header', page, report), margin.left, margin.top, area.headerHeight, all, b);
     for (const item of items) all.push(item);
     placeBand(bandBoxes(b, 'footer', page, report), margin.left, height - margin.bottom - area.footerHeight, area.footerHeight, all, b);

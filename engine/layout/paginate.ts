@@ -363,21 +363,41 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
   }
 }
 
+/** Where the content goes on one page: from `y` down, `height` points (points from the page's top). */
+export interface PageRegion {
+  readonly y: number;
+  readonly height: number;
+}
+
 /**
  * Cut the content boxes into pages of `regionHeight` points, each placed at (x, y).
  * @returns the draw items of each page's content area.
  * @throws RenderError LIMIT_EXCEEDED (path `content`) past `maxPages`.
  */
 export function paginate(boxes: Box[], x: number, y: number, regionHeight: number, maxPages: number, page?: { width: number; height: number }, warnings?: WarningSink): DrawItem[][] {
+  const region = { y, height: regionHeight };
+  return paginateRegions(boxes, x, () => region, maxPages, page, warnings);
+}
+
+/**
+ * Cut the content boxes into pages whose content areas may differ (a first page's letterhead
+ * takes more of it than the header of the pages after it): page `i` (from 0) flows into
+ * `regionOf(i)`, at x.
+ * @returns the draw items of each page's content area.
+ * @throws RenderError LIMIT_EXCEEDED (path `content`) past `maxPages`.
+ */
+export function paginateRegions(boxes: Box[], x: number, regionOf: (index: number) => PageRegion, maxPages: number, page?: { width: number; height: number }, warnings?: WarningSink): DrawItem[][] {
   const pages: DrawItem[][] = [];
-  const ctx = flowContext(regionHeight, page, warnings);
   let rest: Box[] | null = boxes;
+  let ctx: FlowContext | null = null;
   while (rest && (rest.length > 0 || pages.length === 0)) {
     if (pages.length >= maxPages) {
       throw new RenderError('LIMIT_EXCEEDED', `the document needs more than ${maxPages} pages`, 'content');
     }
     const items: DrawItem[] = [];
-    const r = flow(rest, x, y, regionHeight, true, items, ctx);
+    const { y, height } = regionOf(pages.length);
+    if (ctx === null || ctx.regionHeight !== height) ctx = flowContext(height, page, warnings);
+    const r = flow(rest, x, y, height, true, items, ctx);
     if (r.rest && r.rest.length === rest.length && r.rest[0] === rest[0] && items.length === 0 && rest[0].kind !== 'pageBreak') {
       throw new RenderError('RENDER_ERROR', 'layout made no progress on a fresh page');
     }

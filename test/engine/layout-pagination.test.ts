@@ -150,3 +150,32 @@ test('the footer sits at the bottom of the content area and the body shrinks abo
     for (const l of lines) if (l !== foot) assert.ok(l.y < foot.y - 12.5 + 0.5, `page ${i + 1}: "${l.text}" at ${l.y} overlaps the footer at ${foot.y}`);
   }
 });
+
+test('a header or footer that changes with $page or $pages gets its own room on each page: a first-page letterhead, a last-page footer', async () => {
+  const body = Array.from({ length: 60 }, (_, i) => ({ text: `body ${i + 1}` }));
+  const r = await render({
+    page: PAGE,
+    header: [{ if: { eq: ['$page', 1] }, then: [{ text: 'LETTERHEAD\nline 2\nline 3', fontSize: 14 }] }],
+    footer: [
+      { if: { eq: ['$page', '{{$pages}}'] }, then: [{ text: 'TOTAL 1\nTOTAL 2\nTOTAL 3\nTOTAL 4' }], else: [{ text: 'continued' }] },
+    ],
+    content: body,
+  });
+  const n = r.pages;
+  assert.ok(n >= 3, `pages: ${n}`);
+  r.doc.pages.forEach((page, i) => {
+    const lines = textLines(page);
+    const content = lines.filter((l) => l.text.startsWith('body'));
+    const head = lines.filter((l) => /^(LETTERHEAD|line \d)$/.test(l.text));
+    const foot = lines.filter((l) => /^(TOTAL \d|continued)$/.test(l.text));
+    assert.equal(head.length, i === 0 ? 3 : 0, `page ${i + 1} letterhead lines`);
+    assert.deepEqual(foot.map((l) => l.text), i === n - 1 ? ['TOTAL 1', 'TOTAL 2', 'TOTAL 3', 'TOTAL 4'] : ['continued'], `page ${i + 1} footer`);
+    assert.ok(content.length > 0, `page ${i + 1} has body lines`);
+    // Body lines between the bands, every line of the footer inside the bottom margin.
+    if (head.length > 0) assert.ok(content[0].y - 10 > head[head.length - 1].y, `page ${i + 1}: body at ${content[0].y} overlaps the letterhead at ${head[head.length - 1].y}`);
+    else assert.ok(content[0].y < 20 + 12.5, `page ${i + 1}: without the letterhead the body starts at the top (${content[0].y})`);
+    assert.ok(content[content.length - 1].y < foot[0].y - 10 + 0.5, `page ${i + 1}: body at ${content[content.length - 1].y} overlaps the footer at ${foot[0].y}`);
+    for (const l of foot) assert.ok(l.y <= 300 - 20, `page ${i + 1}: footer line "${l.text}" at ${l.y} is past the bottom margin`);
+  });
+  assert.deepEqual(pagesOf(r.doc, /^body \d+$/).map((l) => l.text), body.map((b) => b.text));
+});
