@@ -326,6 +326,7 @@ function measureList(node: PList, inner: number, base: BaseFields, v: number, ct
     const h = Math.max(flowHeight(content), marker.length ? marker[0].height : 0);
     return {
       kind: 'columns',
+      startTogether: true,
       x: 0,
       width: inner,
       height: h,

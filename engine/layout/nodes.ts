@@ -241,6 +241,8 @@ export interface StackBox extends BoxBase {
 export interface ColumnsBox extends BoxBase {
   readonly kind: 'columns';
   readonly cols: readonly { readonly x: number; readonly width: number; readonly children: readonly Box[] }[];
+  /** The columns start in the same region: when one of them can place nothing there, none is placed (a list item's marker and its first line). */
+  readonly startTogether?: boolean;
 }
 export interface ImageBox extends BoxBase {
   readonly kind: 'image';

@@ -306,16 +306,18 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
       let used = 0;
       let unfinished = false;
       let progressed = false;
+      let stalled = false;
       const mark = out.length;
       const cols = box.cols.map((col) => {
         const r = flow(col.children, x + col.x, y, avail, atTop, out, ctx);
         used = Math.max(used, r.used);
         if (r.rest) unfinished = true;
         if (!r.rest || r.rest.length !== col.children.length || r.rest[0] !== col.children[0]) progressed = true;
+        else if (col.children.length > 0) stalled = true;
         return { ...col, children: r.rest ?? [] };
       });
       if (!unfinished) return { used: contentHeight, rest: null };
-      if (!progressed) {
+      if (!progressed || (stalled && box.startTogether)) {
         out.length = mark;
         return { used: 0, rest: box };
       }

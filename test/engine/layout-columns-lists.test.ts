@@ -180,3 +180,27 @@ test('columns and lists taller than a page continue on the next page with nothin
   const where = (s: string) => r.doc.pages.flatMap((p, i) => p.runs.filter((x) => x.str.trim() === s).map((x) => [i, Math.round(x.y * 10)]));
   assert.deepEqual(where('L13'), where('R13'));
 });
+
+test('lists: a marker moves to the next page with its item when the item cannot start on this one (orphans, keepTogether)', async () => {
+  const page = { size: [300, 200], margin: 20 };
+  // 130 pt used of 160: room for one 12.5 pt line of item 2, whose orphans rule wants two.
+  const numbered = await render({ page, content: [{ spacer: 130 }, { list: ['First item is short.', 'Second item text is long enough to wrap onto a second line of this narrow page.'], marker: 'decimal' }] });
+  assert.equal(numbered.pages, 2);
+  const onPage = numbered.doc.pages.map((p) => textLines(p).map((l) => l.text));
+  assert.deepEqual(onPage[0], ['1. First item is short.']);
+  assert.match(onPage[1][0], /^2\. Second item/, `the marker starts page 2 with its text: ${JSON.stringify(onPage)}`);
+  // A bullet and a keepTogether item: the page that has no item text has no bullet.
+  const kept = { stack: [{ text: 'Kept-together item, line one' }, { text: 'line two' }, { text: 'line three' }], keepTogether: true };
+  const bullets = await render({ page, content: [{ spacer: 118 }, { list: ['First item is short.', kept] }] });
+  assert.equal(bullets.pages, 2);
+  const ops = await pdfOperators(bullets.pdf);
+  const lines = bullets.doc.pages.map((p) => textLines(p));
+  assert.deepEqual(lines.map((ls) => ls.length), [1, 3]);
+  // One bullet on each page, on the baseline band of the page's first item line.
+  assert.deepEqual(ops.map((o) => o.filledBoxes.length), [1, 1]);
+  for (const [i, o] of ops.entries()) {
+    const b = o.filledBoxes[0];
+    const first = lines[i][0];
+    assert.ok(b.y > first.y - 12 && b.y < first.y, `page ${i + 1}: bullet at ${b.y}, first item line at ${first.y}`);
+  }
+});
