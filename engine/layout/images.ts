@@ -92,7 +92,7 @@ function inspectBytes(data: Buffer, limits: ImageLimits, path: string | undefine
   const png = data.length >= 8 && data.subarray(0, 8).equals(PNG_SIGNATURE);
   const structure = png ? pngChunks(data) : data.length >= 2 && data[0] === 0xff && data[1] === 0xd8 ? jpegProblem(data) : null;
   if (typeof structure === 'string') throw new RenderError('IMAGE_INVALID', structure, path);
-  let size: { width?: number; height?: number; type?: string };
+  let size: { width?: number; height?: number; type?: string; orientation?: number };
   try {
     size = imageSize(data);
   } catch {
@@ -106,7 +106,10 @@ function inspectBytes(data: Buffer, limits: ImageLimits, path: string | undefine
   if (size.width * size.height > limits.maxImagePixels) {
     throw new RenderError('LIMIT_EXCEEDED', `image has ${size.width}x${size.height} pixels, more than ${limits.maxImagePixels}`, path);
   }
-  const image: DecodedImage = { type, data, width: size.width, height: size.height };
+  // A JPEG's EXIF orientation 5 to 8 turns it a quarter: it is shown (and laid out) with its sides
+  // swapped. pdfkit turns the picture into the box it is given; Skia decodes it turned.
+  const turned = type === 'jpeg' && (size.orientation ?? 1) > 4;
+  const image: DecodedImage = { type, data, width: turned ? size.height : size.width, height: turned ? size.width : size.height };
   if (type !== 'png' || !structure) return { image };
   return { image, pixelData: { compressed: Buffer.concat(structure.idat), maxBytes: rawSizeBound(size.width, size.height), scanlines: pngScanlines(data) } };
 }

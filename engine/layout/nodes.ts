@@ -18,7 +18,7 @@ import type { Borders, ComputedStyle, Sides } from './style.ts';
 export interface DecodedImage {
   readonly type: 'png' | 'jpeg' | 'svg';
   readonly data: Buffer;
-  /** Pixel size (raster), or size in points (SVG). */
+  /** Pixel size as shown (raster: a JPEG's EXIF orientation applied), or size in points (SVG). */
   readonly width: number;
   readonly height: number;
   /** SVG: how many elements the document holds. */

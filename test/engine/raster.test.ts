@@ -13,7 +13,8 @@ import { PNG } from 'pngjs';
 import { imagePixelSize, RenderError, renderImage, renderPdf } from '../../engine/index.ts';
 import { paintImage } from '../../engine/raster/raster.ts';
 import type { Page } from '../../engine/layout/nodes.ts';
-import { alphaPngDataUri, JPEG_16 } from '../helpers/images.ts';
+import { alphaPngDataUri, JPEG_16, withExifOrientation } from '../helpers/images.ts';
+import { pdfOperators } from '../helpers/pdfops.ts';
 import { example, NOW } from '../helpers/render.ts';
 import { docArb } from './helpers/generated-docs.ts';
 
@@ -236,4 +237,30 @@ test('property: for generated documents (tables, spans, stripes, images, codes, 
     }),
     { numRuns: 10 },
   );
+});
+
+test('a JPEG with an EXIF orientation that turns it a quarter is laid out, drawn and rasterized turned, undistorted', async () => {
+  const { createCanvas } = await import('@napi-rs/canvas');
+  // Stored 200 x 100: top half red, bottom half blue. Orientation 6 shows it turned a quarter
+  // clockwise, 100 x 200: the stored top (red) on the right.
+  const canvas = createCanvas(200, 100);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ff0000';
+  ctx.fillRect(0, 0, 200, 50);
+  ctx.fillStyle = '#0000ff';
+  ctx.fillRect(0, 50, 200, 50);
+  const jpeg = withExifOrientation(canvas.encodeSync('jpeg', 95), 6);
+  const template = { page: { size: [200, 300], margin: 10 }, content: [{ image: `data:image/jpeg;base64,${jpeg.toString('base64')}`, width: 90 }] };
+  const pdf = await renderPdf(template, {}, { now: NOW });
+  const [ops] = await pdfOperators(pdf.pdf);
+  assert.equal(ops.images.length, 1);
+  assert.ok(Math.abs(ops.images[0].width - 90) < 0.5 && Math.abs(ops.images[0].height - 180) < 0.5, `drawn ${ops.images[0].width} x ${ops.images[0].height}, expected 90 x 180`);
+  const png = await renderImage(template, {}, { now: NOW, scale: 1 });
+  for (const [what, px] of [['PDF', pdfPage(pdf.pdf, 1, 72)], ['PNG', PNG.sync.read(png.image)]] as const) {
+    const at = (x: number, y: number) => [...px.data.subarray((y * px.width + x) * 4, (y * px.width + x) * 4 + 3)];
+    const [left, right, below] = [at(10 + 22, 10 + 90), at(10 + 67, 10 + 90), at(10 + 45, 10 + 185)];
+    assert.ok(left[2] > 180 && left[0] < 80, `${what}: left half blue, got ${left}`);
+    assert.ok(right[0] > 180 && right[2] < 80, `${what}: right half red, got ${right}`);
+    assert.ok(below.every((c) => c > 240), `${what}: nothing below the 180 pt picture, got ${below}`);
+  }
 });

@@ -62,3 +62,24 @@ export const JPEG_16 = {
     return `data:image/jpeg;base64,${this.base64}`;
   },
 };
+
+/**
+ * `jpeg` with an EXIF APP1 segment after its SOI marker that holds only an Orientation tag
+ * (0x0112) of `orientation` (1 to 8; 6: shown turned a quarter clockwise), as phone cameras write.
+ */
+export function withExifOrientation(jpeg: Buffer, orientation: number): Buffer {
+  const tiff = Buffer.alloc(26);
+  tiff.write('II', 0, 'latin1'); // little-endian TIFF header
+  tiff.writeUInt16LE(42, 2);
+  tiff.writeUInt32LE(8, 4); // IFD0 right after the header
+  tiff.writeUInt16LE(1, 8); // one entry
+  tiff.writeUInt16LE(0x0112, 10); // Orientation
+  tiff.writeUInt16LE(3, 12); // SHORT
+  tiff.writeUInt32LE(1, 14); // one value
+  tiff.writeUInt16LE(orientation, 18);
+  tiff.writeUInt32LE(0, 22); // no next IFD
+  const body = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff]);
+  const header = Buffer.from([0xff, 0xe1, 0, 0]);
+  header.writeUInt16BE(body.length + 2, 2);
+  return Buffer.concat([jpeg.subarray(0, 2), header, body, jpeg.subarray(2)]);
+}
