@@ -254,12 +254,27 @@ interface Cut {
   width: number;
 }
 
-function flushPiece(full: string, cut: Cut, end: number, style: TextStyle, space: boolean, out: Piece[]): void {
+/**
+ * Scripts whose letters join (cursive): letter spacing would pull the joins apart, so their words
+ * are not letter-spaced (as browsers do; CSS Text 3 on cursive scripts).
+ */
+const CURSIVE = /[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Nko}\p{Script=Mongolian}\p{Script=Mandaic}\p{Script=Adlam}\p{Script=Hanifi_Rohingya}\p{Script=Phags_Pa}]/u;
+
+/** `style` without its letter spacing, one object per style (pieces and runs compare styles by identity). */
+const unspacedStyles = new WeakMap<TextStyle, TextStyle>();
+function unspaced(style: TextStyle): TextStyle {
+  let s = unspacedStyles.get(style);
+  if (!s) unspacedStyles.set(style, (s = { ...style, letterSpacing: 0 }));
+  return s;
+}
+
+function flushPiece(full: string, cut: Cut, end: number, spaced: TextStyle, space: boolean, out: Piece[]): void {
   if (end <= cut.start) return;
   let text = full.slice(cut.start, end);
   if (space) text = text.replace(NEWLINES, '');
   if (text.includes(SOFT_HYPHEN)) text = text.replaceAll(SOFT_HYPHEN, '');
   if (text.length > 0) {
+    const style = spaced.letterSpacing !== 0 && !space && CURSIVE.test(text) ? unspaced(spaced) : spaced;
     const face = cut.face ?? style.face;
     const piece = cut.level === 0 ? sharedPiece(text, style, face, space) : makePiece(text, style, face, cut.level, space);
     out.push(piece);

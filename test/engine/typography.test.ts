@@ -440,6 +440,19 @@ test('negative letterSpacing tightens a glyph to no advance and never further: t
   assert.ok(page.runs.some((run) => run.str === 'after'));
 });
 
+test('letterSpacing leaves the joined letters of Arabic together and still spaces the Latin beside them', async () => {
+  const arabic = 'مرحبا';
+  const line = (ls: number) => ({ text: [{ text: arabic, letterSpacing: ls }, { text: '|', fontFamily: 'Noto Sans Mono' }, { text: 'Wide', letterSpacing: ls }, { text: '|', fontFamily: 'Noto Sans Mono' }], direction: 'ltr' });
+  const r = await render({ content: [line(0), line(5)] });
+  const bars = r.doc.pages[0].runs.filter((run) => run.str === '|').sort((a, b) => a.y - b.y || a.x - b.x);
+  assert.equal(bars.length, 4);
+  // The Arabic word is as wide spaced as unspaced: the first bar does not move.
+  assert.ok(Math.abs(bars[2].x - bars[0].x) < 0.5, `the Arabic word grew by ${bars[2].x - bars[0].x} pt`);
+  // "Wide" grows by 4 x 5 pt.
+  const grown = bars[3].x - bars[2].x - (bars[1].x - bars[0].x);
+  assert.ok(Math.abs(grown - 20) < 0.5, `"Wide" grew by ${grown} pt, expected 20`);
+});
+
 test('fontFeatures: tnum keeps digits tabular, pnum makes them proportional', async () => {
   const r = await render({
     content: [
