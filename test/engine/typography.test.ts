@@ -221,6 +221,19 @@ test('Latin, Greek, Arabic, Devanagari and symbols embed the fallback fonts, wit
   assert.equal(a.pages, 1);
 });
 
+test('mathematical operators (price terms, specifications) are drawn from Noto Sans Math, without missing glyphs, also as PDF/A-1b', async () => {
+  const text = 'x ≤ 5, y ≥ 2, a ≠ b ≈ c, √2, ∞, ∑ ∫ ∈ ⇒ ⇔';
+  const r = await render({ content: [{ text }, { text, fontWeight: 'bold', fontFamily: 'serif' }] });
+  assert.deepEqual(r.warnings, []);
+  const families = embeddedFamilies(r.pdf);
+  assert.ok(families.includes('NotoSansMath-Regular'), families.join(', '));
+  assert.equal(textLines(r.doc.pages[0])[0].text, text);
+  for (const pdfVariant of ['pdf/a-1b', 'pdf/a-2b'] as const) {
+    const a = await renderPdf({ content: [{ text }] }, {}, { now: NOW, pdfVariant });
+    assert.deepEqual(a.warnings, [], pdfVariant);
+  }
+});
+
 test('a font stack ["Noto Serif", "Noto Sans Arabic"] draws Latin in Noto Serif and Arabic from the stack', async () => {
   const r = await render({ content: [{ text: 'Serif text مرحبا بالعالم 2024', fontFamily: ['Noto Serif', 'Noto Sans Arabic'] }] });
   assert.deepEqual(r.warnings, []);
