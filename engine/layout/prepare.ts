@@ -8,7 +8,7 @@ import { RenderError, type Limits } from '../errors.ts';
 import type { WarningSink } from '../warnings.ts';
 import type { LayoutBudget, PageEstimate } from './budget.ts';
 import { BOUNDS } from '../template/bounds.ts';
-import { EMPTY_STRING_CELL, ROW_ITEM, TEMPLATE_PATH, type KeptRow } from '../template/bind.ts';
+import { EACH_ITEM, EMPTY_STRING_CELL, ROW_ITEM, TEMPLATE_PATH, type KeptRow, type RowItem } from '../template/bind.ts';
 import { dataPathText } from '../template/data-faults.ts';
 import { isLinkTarget, linkTargetFault } from '../template/links.ts';
 import { SectionGrid, type GridEntry } from '../template/table-grid.ts';
@@ -59,10 +59,33 @@ export function prepareNodes(nodes: readonly BoundNode[], parent: ComputedStyle,
 
 /**
  * Prepare one node. @throws RenderError for undecodable images, unencodable codes, unknown fonts,
- * and LIMIT_EXCEEDED past maxGlyphs, maxBoxes or (as far as can be known before measuring) maxPages.
+ * and LIMIT_EXCEEDED past maxGlyphs, maxBoxes or (as far as can be known before measuring) maxPages;
+ * for a node an `each` made, the message names the data item too (`; the node is made from data.items[1]`).
  */
 export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext, path: string): PNode {
-  path = templatePath(node, path);
+  const item = (node as { [EACH_ITEM]?: RowItem })[EACH_ITEM];
+  if (item === undefined) return prepareAt(node, parent, ctx, templatePath(node, path));
+  try {
+    return prepareAt(node, parent, ctx, templatePath(node, path));
+  } catch (e) {
+    throw e instanceof RenderError ? madeFromItem(e, item) : e;
+  }
+}
+
+/** Errors that already name the data item they were made from (an inner each's). */
+const named = new WeakSet<RenderError>();
+
+/** `e` again, its message naming the data item its node was made from. */
+function madeFromItem(e: RenderError, item: RowItem): RenderError {
+  if (named.has(e) || e.issues.length > 1) return e;
+  const raw = e.path !== undefined && e.message.startsWith(`${e.path}: `) ? e.message.slice(e.path.length + 2) : e.message;
+  const from = item.array === null ? `item ${item.index} of its each` : dataPathText([...item.array, item.index]);
+  const out = new RenderError(e.code, `${raw}; the node is made from ${from}`, e.path);
+  named.add(out);
+  return out;
+}
+
+function prepareAt(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext, path: string): PNode {
   if (!ctx.tags) return prepareUntagged(node, parent, ctx, path);
   const tags = ctx.tags;
   const within = ctx.structParent ?? null;

@@ -104,6 +104,13 @@ export const TEMPLATE_PATH: unique symbol = Symbol('templatePath');
  */
 export const ROW_ITEM: unique symbol = Symbol('rowItem');
 
+/**
+ * Where a bound node made by `each` came from in the data (as {@link ROW_ITEM} for rows): kept on
+ * each node the each's content made at its level, so that a fault found while preparing it (a
+ * barcode that cannot be encoded, an image that cannot be decoded) names the item too.
+ */
+export const EACH_ITEM: unique symbol = Symbol('eachItem');
+
 /** See {@link ROW_ITEM}. */
 export interface RowItem {
   readonly array: readonly PathSegment[] | null;
@@ -284,7 +291,13 @@ function expandEach(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number,
   const content = (n.content ?? []) as Node[];
   const contentPath = path + '.content';
   for (let i = 0; i < items.length; i++) {
+    const first = out.length;
     bindList(content, enterLoop(scope, alias, items[i], i, arrayPath), ctx, contentPath, depth + 1, out);
+    // A node an inner each made keeps its own (nearer) item.
+    for (let k = first; k < out.length; k++) {
+      const node = out[k] as { [EACH_ITEM]?: RowItem };
+      if (node[EACH_ITEM] === undefined) node[EACH_ITEM] = { array: arrayPath, index: i };
+    }
   }
 }
 

@@ -190,3 +190,23 @@ test('an invalid EAN-13 value fails with BARCODE_INVALID and the node path', asy
   assert.equal(e2.code, 'BARCODE_INVALID');
   assert.match(e2.path ?? '', /^content\[0\]\.stack\[0\](\.barcode)?$/, `path ${e2.path}`);
 });
+
+test('a fault of a node an each made names its data item: a barcode, an image, inside a stack, in nested eaches', async () => {
+  const codes = { content: [{ text: 'x' }, { each: 'items', as: 'i', content: [{ barcode: '{{i.v}}', format: 'ean13' }] }] };
+  const e = await renderError(codes, { items: [{ v: '4006381333931' }, { v: '4006381333932' }] });
+  assert.equal(e.code, 'BARCODE_INVALID');
+  assert.equal(e.path, 'content[1].content[0].barcode');
+  assert.match(e.message, /check digit.*; the node is made from data\.items\[1\]$/);
+  const images = { content: [{ each: 'rows', content: [{ stack: [{ text: '{{item.name}}' }, { image: '{{item.logo}}' }] }] }] };
+  const png = `data:image/png;base64,${encodePng(2, 2, () => [0, 0, 0, 255]).toString('base64')}`;
+  const i = await renderError(images, { rows: [{ name: 'a', logo: png }, { name: 'b', logo: png }, { name: 'c', logo: 'data:image/png;base64,AAAA' }] });
+  assert.equal(i.code, 'IMAGE_INVALID');
+  assert.equal(i.path, 'content[0].content[0].stack[1].image');
+  assert.match(i.message, /; the node is made from data\.rows\[2\]$/);
+  // Nested: the inner item names the whole way, once.
+  const nested = { content: [{ each: 'groups', as: 'g', content: [{ text: '{{g.name}}' }, { each: 'g.items', as: 'i', content: [{ qrcode: '{{i}}', size: 10, errorCorrection: 'H' }, { barcode: '{{i}}', format: 'ean8' }] }] }] };
+  const n = await renderError(nested, { groups: [{ name: 'A', items: ['96385074'] }, { name: 'B', items: ['96385074', 'oops'] }] });
+  assert.equal(n.code, 'BARCODE_INVALID');
+  assert.match(n.message, /; the node is made from data\.groups\[1\]\.items\[1\]$/);
+  assert.equal(n.message.match(/made from/g)!.length, 1);
+});
