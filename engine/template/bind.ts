@@ -293,6 +293,8 @@ function expandEach(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number,
   for (let i = 0; i < items.length; i++) {
     const first = out.length;
     bindList(content, enterLoop(scope, alias, items[i], i, arrayPath), ctx, contentPath, depth + 1, out);
+    // A pass that made nothing still counts: else an each with no content loops unbounded (nested, n^2).
+    if (out.length === first) countNode(ctx, contentPath);
     // A node an inner each made keeps its own (nearer) item.
     for (let k = first; k < out.length; k++) {
       const node = out[k] as { [EACH_ITEM]?: RowItem };
@@ -466,6 +468,8 @@ function bindCellLocal(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: numb
 
 /** Binds a row's cells; the bound row keeps its template path (TEMPLATE_PATH), and `item` when given. */
 function bindRow(row: TableRow, scope: Scope, ctx: Ctx, path: string, depth: number, item?: RowItem): BoundNode[] {
+  // An empty row counts as a node: nothing else bounds how many of them an each makes.
+  if (row.length === 0) countNode(ctx, path);
   const out = new Array(row.length) as BoundNode[] & { [TEMPLATE_PATH]?: string; [ROW_ITEM]?: RowItem };
   for (let j = 0; j < row.length; j++) out[j] = bindCell(row[j], scope, ctx, path + '[' + j + ']', depth);
   out[TEMPLATE_PATH] = path;

@@ -33,7 +33,7 @@ export const MAX_FAULTS = 100;
 export interface DataCheckOptions {
   /** Deepest nesting of the data (objects and arrays; the root object is 1). */
   readonly maxDataDepth: number;
-  /** Template nodes visited at most (each item counts its content again). */
+  /** Template nodes visited at most (each item counts its content again, and itself). */
   readonly maxNodes: number;
   /**
    * Characters filters and comparisons may go through (data-scan.ts); past them the check stops
@@ -215,7 +215,13 @@ function walkInto(n: Obj, scope: Scope, w: Walk, path: string, cell: boolean): n
         record(w, e);
       }
       const alias = typeof n.as === 'string' ? n.as : 'item';
-      if (each) for (let i = 0; i < each.items.length; i++) produced += walkList(n.content, enterLoop(scope, alias, each.items[i], i, each.arrayPath), w, `${path}.content`);
+      // Every pass counts, whatever its content: an each with no content still loops (nested, n^2).
+      if (each) {
+        for (let i = 0; i < each.items.length; i++) {
+          visit(w);
+          produced += walkList(n.content, enterLoop(scope, alias, each.items[i], i, each.arrayPath), w, `${path}.content`);
+        }
+      }
     } else {
       const yes = evaluateCondition(n.if as Condition, scope, w.locale, `${path}.if`);
       produced = walkList(yes ? n.then : n.else, scope, w, `${path}${yes ? '.then' : '.else'}`);
@@ -271,7 +277,12 @@ function walkRowTemplates(templates: unknown, scope: Scope, w: Walk, path: strin
         record(w, e);
       }
       const alias = typeof n.as === 'string' ? n.as : 'item';
-      if (each) for (let k = 0; k < each.items.length; k++) walkRow(n.row, enterLoop(scope, alias, each.items[k], k, each.arrayPath), w, `${p}.row`);
+      if (each) {
+        for (let k = 0; k < each.items.length; k++) {
+          visit(w);
+          walkRow(n.row, enterLoop(scope, alias, each.items[k], k, each.arrayPath), w, `${p}.row`);
+        }
+      }
     } else if (Object.hasOwn(n, 'if')) {
       const yes = evaluateCondition(n.if as Condition, scope, w.locale, `${p}.if`);
       walkRowTemplates(yes ? n.then : n.else, scope, w, `${p}${yes ? '.then' : '.else'}`);

@@ -94,3 +94,21 @@ test('placeholders that join into a text longer than a JavaScript string can be 
   assert.equal(e.path, 'content[0].text');
   assert.match(e.message, /longer than 536870888 characters/);
 });
+
+test('each passes count even when they make nothing: nested eaches with no content, or empty rows, are bounded like nodes', async () => {
+  // 600 x 600 = 360,000 passes, each making nothing: more than the 250,000 nodes a render may bind.
+  const a = Array(600).fill(0);
+  const empty = await renderError({ content: [{ each: 'a', content: [{ each: 'a', content: [] }] }] }, { a });
+  assert.equal(empty.code, 'LIMIT_EXCEEDED');
+  assert.equal(empty.path, 'content[0].content[0].content');
+  const rows = await renderError({ content: [{ each: 'a', content: [{ table: { rows: [{ each: 'a', row: [] }] } }] }] }, { a });
+  assert.equal(rows.code, 'LIMIT_EXCEEDED');
+  assert.equal(rows.path, 'content[0].content[0].table.rows[0].row');
+  // The data check (on the service's HTTP thread) stops at the same count: a fault past it is left
+  // to the render, one before it is found.
+  const template = () => ({ content: [{ each: 'a', content: [{ each: 'a', content: [] }] }, { each: 'notAList', content: [{ text: 'x' }] }] });
+  assert.deepEqual(checkData(template(), { a, notAList: 5 }), []);
+  const found = checkData(template(), { a: a.slice(0, 10), notAList: 5 });
+  assert.equal(found.length, 1);
+  assert.equal(found[0].path, 'data.notAList');
+});
