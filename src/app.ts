@@ -95,12 +95,14 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   const authFailures = authFailureLimit(authFailureLimiterFor(s.db, s.config.authFailLimit, limitFailed), clientAddressResolver(s.config.trustedProxies));
   // Before the other /v1 routes: previews have their own rate limit instead of the API's.
   // Bodies of one team's requests in flight (parsed, waiting for a render thread): bounded per team.
-  const inFlight = new TeamInFlight(s.config.maxTeamInFlightBytes, s.config.maxBodyBytes).middleware();
+  const teamInFlight = new TeamInFlight(s.config.maxTeamInFlightBytes, s.config.maxBodyBytes);
+  const inFlight = teamInFlight.middleware();
+  const weigh = teamInFlight.weigh();
   // Then a chunked body is read within the limit, and a gzip or deflate body inflated (within the
-  // same limits), for a caller let through.
+  // same limits), for a caller let through; then weighed (what it holds parsed, in the team's budget).
   const streamed = streamedBodyLimit(bodyLimits);
   const decoding = bodyDecoding(bodyLimits);
-  const bodyIn: MiddlewareHandler<AppEnv> = (c, next) => inFlight(c, async () => void (await streamed(c, async () => void (await decoding(c, next)))));
+  const bodyIn: MiddlewareHandler<AppEnv> = (c, next) => inFlight(c, async () => void (await streamed(c, async () => void (await decoding(c, async () => void (await weigh(c, next)))))));
   app.route('/v1/templates', previewRoutes(s, authFailures, bodyIn));
   v1.use('*', authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit, counter: limitCounter(s.db, 60_000, limitFailed), name: 'api' }), bodyIn);
   v1.route('/pdf', pdfRoutes(s));

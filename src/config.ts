@@ -114,7 +114,7 @@ export interface Config {
   maxBodyBytes: number;
   /** Objects and arrays in one template definition (PLATEN_MAX_TEMPLATE_NODES): 400 above it, before it is validated. */
   maxTemplateNodes: number;
-  /** Bytes of request bodies one team may have in flight at once in this process (PLATEN_MAX_TEAM_IN_FLIGHT_BYTES). */
+  /** Bytes of memory the request bodies of one team may hold at once in this process, as weighed by middleware/body-weight.ts (PLATEN_MAX_TEAM_IN_FLIGHT_BYTES). */
   maxTeamInFlightBytes: number;
   /** Bytes of templates (drafts and versions) and assets one team may store (PLATEN_MAX_TEAM_STORAGE_BYTES). */
   maxTeamStorageBytes: number;
@@ -235,7 +235,7 @@ const envSchema = z.object({
   PLATEN_ASSET_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(5 * 1024 * 1024),
   PLATEN_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   PLATEN_MAX_TEMPLATE_NODES: int(100, 100_000_000).default(DEFAULT_MAX_TEMPLATE_NODES),
-  PLATEN_MAX_TEAM_IN_FLIGHT_BYTES: int(1024, 1024 * 1024 * 1024 * 1024).default(100 * 1024 * 1024),
+  PLATEN_MAX_TEAM_IN_FLIGHT_BYTES: int(1024, 1024 * 1024 * 1024 * 1024).default(512 * 1024 * 1024),
   PLATEN_MAX_TEAM_STORAGE_BYTES: int(1024, 1024 ** 5).default(DEFAULT_MAX_TEAM_STORAGE_BYTES),
   PLATEN_MAX_IMAGE_OUTPUT_PIXELS: int(10_000, 1_000_000_000).default(DEFAULT_MAX_IMAGE_PIXELS),
   PLATEN_MAX_PAGES: int(1, 1_000_000).default(DEFAULT_LIMITS.maxPages),
