@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_CACHE_MB, DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_PIXELS, type Limits } from '../engine/index.ts';
 import { isAddressOrRange } from './middleware/client-address.ts';
+import { defaultMaxConnections } from './connection-limit.ts';
 import { DEFAULT_RENDER_YOUNG_MB } from './render/heap.ts';
 import { DEFAULT_HOST_LOOKUP_LIMITS, type HostLookupLimits } from './services/host-lookup.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
@@ -101,6 +102,10 @@ export interface Config {
   /** Webhook retry delays in milliseconds (§6.4). */
   webhookRetryDelays: number[];
   webhookAllowPrivate: boolean;
+  /** Connections open at once (PLATEN_MAX_CONNECTIONS; default from the open-file limit, connection-limit.ts). */
+  maxConnections: number;
+  /** Connections open at once from one address other than a trusted proxy (PLATEN_MAX_CONNECTIONS_PER_ADDRESS). */
+  maxConnectionsPerAddress: number;
   /** Time for a request to arrive whole, headers and body (PLATEN_REQUEST_TIMEOUT_MS): past it the connection is answered 408 and closed. */
   requestTimeoutMs: number;
   /** Host name lookups of webhooks, images by URL and S3 integrations (PLATEN_DNS_TIMEOUT_MS, PLATEN_DNS_CONCURRENCY, PLATEN_DNS_SERVERS). */
@@ -202,6 +207,8 @@ const envSchema = z.object({
     .transform((s) => s.split(',').map(Number)),
   PLATEN_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   PLATEN_REQUEST_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
+  PLATEN_MAX_CONNECTIONS: int(1, 10_000_000).optional(),
+  PLATEN_MAX_CONNECTIONS_PER_ADDRESS: int(1, 10_000_000).default(256),
   PLATEN_DNS_CONCURRENCY: int(1, 1024).default(DEFAULT_HOST_LOOKUP_LIMITS.concurrency),
   PLATEN_DNS_TIMEOUT_MS: int(100, 600_000).default(DEFAULT_HOST_LOOKUP_LIMITS.timeoutMs),
   PLATEN_DNS_SERVERS: z
@@ -343,6 +350,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryDelays: e.PLATEN_WEBHOOK_RETRY_DELAYS,
     webhookAllowPrivate: e.PLATEN_WEBHOOK_ALLOW_PRIVATE,
     requestTimeoutMs: e.PLATEN_REQUEST_TIMEOUT_MS,
+    maxConnections: e.PLATEN_MAX_CONNECTIONS ?? defaultMaxConnections(),
+    maxConnectionsPerAddress: e.PLATEN_MAX_CONNECTIONS_PER_ADDRESS,
     hostLookup: { concurrency: e.PLATEN_DNS_CONCURRENCY, timeoutMs: e.PLATEN_DNS_TIMEOUT_MS, servers: e.PLATEN_DNS_SERVERS },
     s3AllowPrivateEndpoints: e.PLATEN_S3_ALLOW_PRIVATE_ENDPOINTS,
     imageFetch: {

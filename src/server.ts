@@ -5,7 +5,7 @@
  * /healthz and /readyz. Stopping is graceful: /readyz fails first, the listener closes, running
  * jobs get PLATEN_SHUTDOWN_TIMEOUT_MS to finish and are handed back to the queue after that.
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { createApp, type Lifecycle, type Services } from './app.ts';
@@ -30,6 +30,8 @@ import { ImageFetcher } from './services/image-fetch.ts';
 import { hostLookup } from './services/host-lookup.ts';
 import { ImageResolver } from './services/image-sources.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
+import { limitConnections } from './connection-limit.ts';
+import { trustedPeer } from './middleware/client-address.ts';
 
 export interface RunningServer {
   /** http://host:port of the listening socket. */
@@ -113,6 +115,8 @@ export async function startServer(config: Config, log: Logger = createLogger()):
       connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.ceil(config.requestTimeoutMs / 10))),
     };
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions }, () => resolve(s));
+    // Clients that open connections and never finish a request cannot use up the file descriptors.
+    limitConnections(s as Server, { max: config.maxConnections, perAddress: config.maxConnectionsPerAddress, exempt: trustedPeer(config.trustedProxies) });
   });
   const port = (server.address() as AddressInfo).port;
   if (config.port === 0 && config.publicUrlFromPort) {

@@ -24,21 +24,37 @@ function parsed(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   return a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress() ? (a as ipaddr.IPv6).toIPv4Address() : a;
 }
 
+function rangesOf(trusted: readonly string[]): Range[] {
+  return trusted.map((t) => {
+    if (t.includes('/')) return ipaddr.parseCIDR(t);
+    const a = parsed(t) ?? ipaddr.parse(t);
+    return [a, a.kind() === 'ipv4' ? 32 : 128];
+  });
+}
+
+function inRanges(ranges: readonly Range[], a: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  return ranges.some(([net, bits]) =>
+    net.kind() !== a.kind() ? false : a.kind() === 'ipv4' ? (a as ipaddr.IPv4).match(net as ipaddr.IPv4, bits) : (a as ipaddr.IPv6).match(net as ipaddr.IPv6, bits),
+  );
+}
+
+/** Whether a TCP peer's address (text, IPv4-mapped IPv6 too) is one of the `trusted` addresses and ranges. */
+export function trustedPeer(trusted: readonly string[]): (address: string | undefined) => boolean {
+  const ranges = rangesOf(trusted);
+  return (address) => {
+    const a = address === undefined ? null : parsed(address);
+    return a !== null && ranges.length > 0 && inRanges(ranges, a);
+  };
+}
+
 /**
  * Resolves the client address of requests.
  * @param trusted addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed
  *   (each must pass {@link isAddressOrRange}; the configuration checks that at start).
  */
 export function clientAddressResolver(trusted: readonly string[]) {
-  const ranges: Range[] = trusted.map((t) => {
-    if (t.includes('/')) return ipaddr.parseCIDR(t);
-    const a = parsed(t) ?? ipaddr.parse(t);
-    return [a, a.kind() === 'ipv4' ? 32 : 128];
-  });
-  const isTrusted = (a: ipaddr.IPv4 | ipaddr.IPv6) =>
-    ranges.some(([net, bits]) =>
-      net.kind() !== a.kind() ? false : a.kind() === 'ipv4' ? (a as ipaddr.IPv4).match(net as ipaddr.IPv4, bits) : (a as ipaddr.IPv6).match(net as ipaddr.IPv6, bits),
-    );
+  const ranges = rangesOf(trusted);
+  const isTrusted = (a: ipaddr.IPv4 | ipaddr.IPv6) => inRanges(ranges, a);
 
   /**
    * The client's address as text (IPv4-mapped IPv6 written as IPv4), or "unknown" when the
