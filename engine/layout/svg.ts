@@ -15,6 +15,23 @@
 import { RenderError, type Limits } from '../errors.ts';
 import type { DecodedImage } from './nodes.ts';
 
+/**
+ * How deep an SVG's elements may be nested: svg-to-pdfkit draws a nested element by recursion,
+ * and 5,000 levels of `<g>` overflowed the stack (19,000 filled a render thread's heap).
+ */
+export const MAX_SVG_DEPTH = 256;
+
+/** How deep the elements of SVG text are nested (opening tags not yet closed, at most). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (const m of text.matchAll(/<(\/?)[A-Za-z_][^>]*?(\/?)>/g)) {
+    if (m[1]) depth = Math.max(0, depth - 1);
+    else if (!m[2] && ++depth > deepest) deepest = depth;
+  }
+  return deepest;
+}
+
 /** Elements an SVG may hold when `Limits.maxSvgElements` is not set. */
 export const DEFAULT_MAX_SVG_ELEMENTS = 20_000;
 
@@ -109,6 +126,8 @@ function attributesOf(tag: string): Map<string, string> {
 export function decodeSvg(data: Uint8Array, limits: Pick<Limits, 'maxSvgElements'>, path: string | undefined): DecodedImage {
   let text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8').replace(/^\uFEFF/, '');
   if (/<!ENTITY/i.test(text)) throw new RenderError('IMAGE_INVALID', 'SVG declares entities (<!ENTITY>), which are not allowed', path);
+  const depth = nestingDepth(text);
+  if (depth > MAX_SVG_DEPTH) throw new RenderError('LIMIT_EXCEEDED', `SVG elements are nested ${depth} levels deep, more than ${MAX_SVG_DEPTH}`, path);
   const maxElements = limits.maxSvgElements ?? DEFAULT_MAX_SVG_ELEMENTS;
   let elements = 0;
   for (const _ of text.matchAll(/<[A-Za-z_]/g)) {

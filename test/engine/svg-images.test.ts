@@ -107,6 +107,13 @@ test('limits: more elements than maxSvgElements, and <use> references that multi
   assert.equal(b.code, 'LIMIT_EXCEEDED');
   assert.match(b.message, /operators/);
   assert.equal(b.path, 'content[1].image', 'the drawing names its image');
+  // Nesting: 255 groups in the root draw; 5,000 overflowed the drawing's recursion (RENDER_ERROR).
+  const nested = (n: number) => svgUri(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">${'<g>'.repeat(n)}<rect width="5" height="5"/>${'</g>'.repeat(n)}</svg>`);
+  await render({ content: [{ image: nested(255), width: 50 }] });
+  const deep = await renderError({ content: [{ image: nested(5000) }] });
+  assert.equal(deep.code, 'LIMIT_EXCEEDED');
+  assert.equal(deep.path, 'content[0].image');
+  assert.match(deep.message, /nested 5001 levels deep, more than 256/);
   assert.ok(Date.now() - started < 20_000, 'stopped early');
 });
 
