@@ -29,26 +29,33 @@ const isExternal = (src: string) => src !== '' && !/^data:/i.test(src);
 /**
  * Every distinct image source of `template` bound with `data` that is not a `data:` URI, in the
  * order first used, with the path of that use. Binding faults are left to the render (which
- * reports them with its own error): the sources found until then are returned.
+ * reports them with its own error): the sources found until then are returned. An image in the
+ * content under an `if` is listed only when the data takes its branch (a header's or footer's,
+ * which may depend on `$page`, always).
  */
 export function imageSources(template: Template, data: unknown, options: ImageSourceOptions): ImageSourceUse[] {
   const found = new Map<string, string>();
   let bound = false;
-  // Every `image` string anywhere in the definition (watermarks and bands included).
-  const visit = (value: unknown, path: string): void => {
+  // Every `image` string anywhere in the definition (watermarks and bands included), but those
+  // under an `if` of the content: binding tells whether its branch is taken.
+  const visit = (value: unknown, path: string, inContent: boolean): void => {
     if (Array.isArray(value)) {
-      value.forEach((v, i) => visit(v, `${path}[${i}]`));
+      value.forEach((v, i) => visit(v, `${path}[${i}]`, inContent));
     } else if (value && typeof value === 'object') {
+      if (inContent && Object.hasOwn(value, 'if') && hasImage(value)) {
+        bound = true;
+        return;
+      }
       for (const [key, v] of Object.entries(value)) {
         const p = path ? `${path}.${key}` : key;
         if (key === 'image' && typeof v === 'string') {
           if (hasPlaceholder(v)) bound = true;
           else if (isExternal(v) && !found.has(v)) found.set(v, p);
-        } else visit(v, p);
+        } else visit(v, p, inContent || (path === '' && key === 'content'));
       }
     }
   };
-  visit(template, '');
+  visit(template, '', false);
   if (bound) {
     for (const band of ['content', 'header', 'footer', 'background'] as const) {
       const nodes = template[band];

@@ -187,6 +187,19 @@ test('imageSources gives the path a render reports for the same image, after eac
   assert.equal(e.path, use.path);
 });
 
+test('imageSources lists an image of the content under an if only when the data takes its branch; a header\'s always (it may depend on $page)', () => {
+  const def = {
+    header: [{ if: { gt: ['$page', 1] }, then: [{ image: 'https://x.example/head.png' }] }],
+    content: [
+      { if: 'show', then: [{ image: 'https://x.example/then.png' }], else: [{ stack: [{ image: 'asset:0123456789abcdef0123456789abcdef' }] }] },
+      { table: { columns: ['*'], rows: [{ if: 'show', then: [[{ image: 'https://x.example/row.png' }]] }] } },
+    ],
+  };
+  const sources = (data: unknown) => imageSources(def, data, { now: NOW }).map((u) => `${u.src} ${u.path}`);
+  assert.deepEqual(sources({ show: false }), ['https://x.example/head.png header[0].then[0].image', 'asset:0123456789abcdef0123456789abcdef content[0].else[0].stack[0].image']);
+  assert.deepEqual(sources({ show: true }), ['https://x.example/head.png header[0].then[0].image', 'https://x.example/then.png content[0].then[0].image', 'https://x.example/row.png content[1].table.rows[0].then[0][0].image']);
+});
+
 test('PDF/A: an SVG with text conforms to PDF/A-2b; PDF/A-1b takes SVG shapes but refuses SVG text and opacity (PDFA_CONFLICT)', async () => {
   const { checkPdfa } = await import('../helpers/pdfa-structure.ts');
   const withText = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100"><rect width="200" height="100" fill="#1e3a8a"/><text x="100" y="60" font-size="30" fill="white">SVG</text></svg>';
