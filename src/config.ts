@@ -113,7 +113,7 @@ export interface Config {
   /** Allow S3 integration endpoints on private, loopback or reserved addresses (self-hosted MinIO, tests). */
   s3AllowPrivateEndpoints: boolean;
   /** Images by URL (PLATEN_IMAGE_*): private addresses allowed, body size, deadline, cache budget, extra CAs (PEM), sources per render. */
-  imageFetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number; cacheMb: number; ca: string | undefined; maxSources: number; maxTotalBytes: number };
+  imageFetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number; cacheMb: number; ca: string | undefined; maxSources: number; maxTotalBytes: number; teamConcurrency: number };
   /** Largest uploaded asset, bytes (PLATEN_ASSET_MAX_BYTES). */
   assetMaxBytes: number;
   maxBodyBytes: number;
@@ -224,6 +224,7 @@ const envSchema = z.object({
   PLATEN_IMAGE_FETCH_TIMEOUT_MS: int(100, 600_000).default(10_000),
   PLATEN_IMAGE_FETCH_MAX_SOURCES: int(1, 10_000).default(50),
   PLATEN_IMAGE_FETCH_MAX_TOTAL_BYTES: int(1024, 16 * 1024 * 1024 * 1024).default(50 * 1024 * 1024),
+  PLATEN_IMAGE_FETCH_TEAM_CONCURRENCY: int(1, 10_000).default(8),
   PLATEN_IMAGE_CACHE_MB: int(0, 1024 * 1024).default(64),
   PLATEN_IMAGE_FETCH_CA_FILE: z
     .string()
@@ -362,6 +363,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ca: e.PLATEN_IMAGE_FETCH_CA_FILE,
       maxSources: e.PLATEN_IMAGE_FETCH_MAX_SOURCES,
       maxTotalBytes: e.PLATEN_IMAGE_FETCH_MAX_TOTAL_BYTES,
+      teamConcurrency: e.PLATEN_IMAGE_FETCH_TEAM_CONCURRENCY,
     },
     assetMaxBytes: e.PLATEN_ASSET_MAX_BYTES,
     maxBodyBytes: e.PLATEN_MAX_BODY_BYTES,

@@ -14,6 +14,7 @@ import type { BlobStore } from '../storage/index.ts';
 import { StorageFailure } from '../storage/store.ts';
 import { assetBytes } from './assets.ts';
 import { ImageFetchError, type ImageFetcher } from './image-fetch.ts';
+import { TeamSlots } from './team-slots.ts';
 
 /** A source that could not be fetched: `message` names it and the path; `url` and `path` apart. */
 export class ImageSourceFailure extends Error {
@@ -36,18 +37,26 @@ export interface ImageResolverOptions {
   maxTotalBytes?: number;
   /** Fetches running at once for one render. */
   concurrency?: number;
+  /** Fetches (and asset reads) running at once for one team in this process (default 8). */
+  teamConcurrency?: number;
+  /** Longest wait for one of the team's slots, ms (default 10,000). */
+  teamWaitMs?: number;
 }
 
 const parsed = definitionCache();
 
 /** Resolves the external image sources of renders (one per process). */
 export class ImageResolver {
+  private readonly slots: TeamSlots;
+
   constructor(
     private readonly db: Db,
     private readonly fetcher: ImageFetcher,
     private readonly assets: BlobStore,
     private readonly opts: ImageResolverOptions,
-  ) {}
+  ) {
+    this.slots = new TeamSlots(opts.teamConcurrency ?? 8);
+  }
 
   /**
    * The bytes of every URL and asset image of `definitionJson` bound with `data`, by source; null
@@ -88,7 +97,14 @@ export class ImageResolver {
     return out;
   }
 
-  private async one(teamId: string, { src, path }: ImageSourceUse): Promise<Buffer> {
+  /** One source's bytes, in one of the team's slots. */
+  private one(teamId: string, use: ImageSourceUse): Promise<Buffer> {
+    const waitMs = this.opts.teamWaitMs ?? 10_000;
+    const busy = () => new ImageSourceFailure(`${use.path}: your team's renders are fetching ${this.slots.limit} images at once, and none of them finished within ${waitMs} ms (PLATEN_IMAGE_FETCH_TEAM_CONCURRENCY); send fewer documents with images at once`, use.src, use.path);
+    return this.slots.run(teamId, waitMs, busy, () => this.fetchOne(teamId, use));
+  }
+
+  private async fetchOne(teamId: string, { src, path }: ImageSourceUse): Promise<Buffer> {
     const shown = src.length > 200 ? `${src.slice(0, 200)}...` : src;
     if (/^asset:/i.test(src)) {
       const id = src.slice('asset:'.length);
