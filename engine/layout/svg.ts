@@ -21,13 +21,31 @@ import type { DecodedImage } from './nodes.ts';
  */
 export const MAX_SVG_DEPTH = 256;
 
-/** How deep the elements of SVG text are nested (opening tags not yet closed, at most). */
+/**
+ * How deep the elements of SVG text are nested (opening tags not yet closed, at most). One pass:
+ * comments, CDATA sections, processing instructions and declarations are skipped, and a `>`
+ * inside a quoted attribute value does not end its tag. Text cut off inside a tag ends the count.
+ */
 function nestingDepth(text: string): number {
   let depth = 0;
   let deepest = 0;
-  for (const m of text.matchAll(/<(\/?)[A-Za-z_][^>]*?(\/?)>/g)) {
-    if (m[1]) depth = Math.max(0, depth - 1);
-    else if (!m[2] && ++depth > deepest) deepest = depth;
+  let i = 0;
+  while (i < text.length) {
+    const lt = text.indexOf('<', i);
+    if (lt < 0) break;
+    const skip = text.startsWith('<!--', lt) ? '-->' : text.startsWith('<![CDATA[', lt) ? ']]>' : null;
+    if (skip !== null) {
+      const end = text.indexOf(skip, lt + 4);
+      if (end < 0) break;
+      i = end + skip.length;
+      continue;
+    }
+    const first = text.charCodeAt(lt + 1);
+    const j = tagEnd(text, lt);
+    if (j < 0) break;
+    if (first === 0x2f) depth = Math.max(0, depth - 1); // </name>
+    else if (/[A-Za-z_:]/.test(text[lt + 1]) && text.charCodeAt(j - 1) !== 0x2f && ++depth > deepest) deepest = depth; // <name ...>, not <name/>
+    i = j + 1;
   }
   return deepest;
 }
@@ -106,6 +124,30 @@ function userUnits(value: string | undefined): number | null {
 }
 
 /** Attributes of an opening tag's text (`<svg a="1" b='2'>`), by name. */
+/** Where a tag that starts at `lt` ends (the index of its `>`, a `>` in a quoted value skipped), or -1 when the text ends first. */
+function tagEnd(text: string, lt: number): number {
+  let quote = 0;
+  for (let j = lt + 1; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (quote !== 0) {
+      if (c === quote) quote = 0;
+    } else if (c === 0x22 || c === 0x27) quote = c;
+    else if (c === 0x3e) return j;
+  }
+  return -1;
+}
+
+/** The root `<svg ...>` tag (any prefix): its place, name, attribute text and `/` when self-closing; null without one. */
+function rootTag(text: string): { index: number; length: number; name: string; attrs: string; close: string } | null {
+  const start = /<((?:[A-Za-z_][\w.-]*:)?svg)(?=[\s/>])/.exec(text);
+  if (!start) return null;
+  const end = tagEnd(text, start.index);
+  if (end < 0) return null;
+  const inner = text.slice(start.index + start[0].length, end);
+  const close = inner.endsWith('/') ? '/' : '';
+  return { index: start.index, length: end + 1 - start.index, name: start[1], attrs: close ? inner.slice(0, -1) : inner, close };
+}
+
 function attributesOf(tag: string): Map<string, string> {
   const attrs = new Map<string, string>();
   for (const m of tag.matchAll(/([A-Za-z_:][\w:.-]*)\s*=\s*("([^"]*)"|'([^']*)')/g)) attrs.set(m[1], m[3] ?? m[4] ?? '');
@@ -136,15 +178,15 @@ export function decodeSvg(data: Uint8Array, limits: Pick<Limits, 'maxSvgElements
   const segments = pathSegments(text);
   const budget = svgOperatorBudget(elements);
   if (segments > budget) throw new RenderError('LIMIT_EXCEEDED', `SVG image has ${segments} path segments, more than ${budget} (200 for each of its ${elements} elements, at least 200,000)`, path);
-  const root = /<((?:[A-Za-z_][\w.-]*:)?svg)(\s[^>]*?)?(\/?)>/.exec(text);
+  const root = rootTag(text);
   if (!root) throw new RenderError('IMAGE_INVALID', 'SVG image has no <svg> root element', path);
   // Nothing outside the document: drop every reference that is not to an element inside it.
   // Any prefix (`xmlns:xl` may bind another one to XLink: `xl:href`), and after a quote too (a
   // lenient parser takes `x="1"href="..."` without the space XML wants).
   text = text.replace(/(?<=[\s"'])(?:[A-Za-z_][\w.-]*:)?href\s*=\s*("[^"]*"|'[^']*')/g, (whole, quoted: string) => (/^["']\s*#/.test(quoted) ? whole : ''));
   text = text.replace(/@import[^;]*;?/gi, '');
-  const rootAt = /<((?:[A-Za-z_][\w.-]*:)?svg)(\s[^>]*?)?(\/?)>/.exec(text)!;
-  const attrs = attributesOf(rootAt[2] ?? '');
+  const rootAt = rootTag(text)!;
+  const attrs = attributesOf(rootAt.attrs);
   const viewBox = (attrs.get('viewBox') ?? '').trim().split(/[\s,]+/).map(Number);
   const hasViewBox = viewBox.length === 4 && viewBox.every(Number.isFinite) && viewBox[2] > 0 && viewBox[3] > 0;
   if (hasViewBox && viewBox.some((n) => Math.abs(n) > MAX_SVG_VIEWBOX)) {
@@ -175,11 +217,15 @@ export function decodeSvg(data: Uint8Array, limits: Pick<Limits, 'maxSvgElements
     }
   }
   // Without a viewBox, the drawing's user units are CSS pixels: 50mm wide is 189 of them.
-  const box = hasViewBox ? viewBox.join(' ') : `0 0 ${round(userUnits(attrs.get('width')) ?? width)} ${round(userUnits(attrs.get('height')) ?? height)}`;
+  const units = hasViewBox ? null : [userUnits(attrs.get('width')) ?? width, userUnits(attrs.get('height')) ?? height];
+  if (units !== null && Math.min(units[0], units[1]) < MIN_SVG_VIEWBOX_SIDE) {
+    throw new RenderError('IMAGE_INVALID', `SVG without a viewBox is ${round(units[0])} x ${round(units[1])} user units, smaller than ${MIN_SVG_VIEWBOX_SIDE} a side: its coordinates would be lost to the PDF's 6 decimals; give it a viewBox`, path);
+  }
+  const box = units === null ? viewBox.join(' ') : `0 0 ${round(units[0])} ${round(units[1])}`;
   // The root again, with width, height (points) and viewBox written out; other attributes kept.
-  const kept = (rootAt[2] ?? '').replace(/\s(width|height|viewBox)\s*=\s*("[^"]*"|'[^']*')/g, '');
-  const tag = `<${rootAt[1]}${kept} width="${round(width)}" height="${round(height)}" viewBox="${box}"${rootAt[3]}>`;
-  text = text.slice(0, rootAt.index) + tag + text.slice(rootAt.index + rootAt[0].length);
+  const kept = rootAt.attrs.replace(/\s(width|height|viewBox)\s*=\s*("[^"]*"|'[^']*')/g, '');
+  const tag = `<${rootAt.name}${kept} width="${round(width)}" height="${round(height)}" viewBox="${box}"${rootAt.close}>`;
+  text = text.slice(0, rootAt.index) + tag + text.slice(rootAt.index + rootAt.length);
   return { type: 'svg', data: Buffer.from(text, 'utf8'), width, height, elements };
 }
 

@@ -55,6 +55,7 @@ test('sizes too small to draw are IMAGE_INVALID at the image, and a small legal 
     ['width="10000" height="0.0001"', /SVG height "0.0001" is below 0.001 pt/],
     ['viewBox="0 0 0.0001 10000"', /viewBox "0 0 0.0001 10000" is smaller than 0.01 units a side/],
     ['width="100" height="100" viewBox="0 0 1e-9 1e-9"', /viewBox "0 0 1e-9 1e-9"/],
+    ['width="0.005" height="10"', /without a viewBox is 0.005 x 10 user units, smaller than 0.01/],
   ] as const;
   for (const [attrs, message] of cases) {
     for (const width of [undefined, 100]) {
@@ -107,13 +108,18 @@ test('limits: more elements than maxSvgElements, and <use> references that multi
   assert.equal(b.code, 'LIMIT_EXCEEDED');
   assert.match(b.message, /operators/);
   assert.equal(b.path, 'content[1].image', 'the drawing names its image');
-  // Nesting: 255 groups in the root draw; 5,000 overflowed the drawing's recursion (RENDER_ERROR).
+  // Nesting: 255 groups in the root draw; 5,000 overflowed the drawing's recursion (RENDER_ERROR),
+  // also when comments or CDATA hold closing tags.
   const nested = (n: number) => svgUri(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">${'<g>'.repeat(n)}<rect width="5" height="5"/>${'</g>'.repeat(n)}</svg>`);
   await render({ content: [{ image: nested(255), width: 50 }] });
   const deep = await renderError({ content: [{ image: nested(5000) }] });
   assert.equal(deep.code, 'LIMIT_EXCEEDED');
   assert.equal(deep.path, 'content[0].image');
   assert.match(deep.message, /nested 5001 levels deep, more than 256/);
+  const hidden = svgUri(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">${'<g><!--</g>--><![CDATA[</g>]]>'.repeat(300)}<rect width="5" height="5"/>${'</g>'.repeat(300)}</svg>`);
+  assert.match((await renderError({ content: [{ image: hidden }] })).message, /nested 301 levels deep/);
+  // A '>' in an attribute value does not end its tag; a self-closing element does not nest.
+  await render({ content: [{ image: svgUri(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">${'<rect title="a>b" width="1" height="1"/>'.repeat(300)}</svg>`), width: 50 }] });
   assert.ok(Date.now() - started < 20_000, 'stopped early');
 });
 
