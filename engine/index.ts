@@ -300,11 +300,12 @@ export function imagePixelSize(definition: unknown, scale: number): { width: num
 /**
  * The image sources a render of `definition` with `data` needs from outside the engine: every
  * distinct `image` source that is not a `data:` URI (`https://...`, `asset:<id>`), with the
- * template path of its first use, in order. Sources with placeholders are bound with the data
- * (header, footer and background as page 1 of 1). Fetch their bytes and pass them as
- * `options.images` of {@link renderPdf} or {@link renderImage}.
+ * template path of its first use, in order. Sources with placeholders, and those under an `if`
+ * of the content, are bound with the data (header, footer and background as page 1 of 1); pass
+ * the render's `maxNodes` and `maxDataScan`, so that what the render binds, this binds too. Fetch
+ * their bytes and pass them as `options.images` of {@link renderPdf} or {@link renderImage}.
  * @throws RenderError TEMPLATE_INVALID when the definition does not validate.
  */
-export function imageSources(definition: unknown, data: unknown, options: { now?: Date; maxNodes?: number } = {}): ImageSourceUse[] {
-  return listImageSources(validOrThrow(definition), data, { now: options.now ?? new Date(), maxNodes: options.maxNodes });
+export function imageSources(definition: unknown, data: unknown, options: { now?: Date; maxNodes?: number; maxDataScan?: number } = {}): ImageSourceUse[] {
+  return listImageSources(validOrThrow(definition), data, { now: options.now ?? new Date(), maxNodes: options.maxNodes, maxDataScan: options.maxDataScan });
 }

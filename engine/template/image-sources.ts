@@ -22,6 +22,8 @@ export interface ImageSourceOptions {
   /** Most nodes binding may produce (as the render's maxNodes). */
   readonly maxNodes?: number;
   readonly maxDepth?: number;
+  /** Characters binding's filters and comparisons may go through (as the render's maxDataScan). */
+  readonly maxDataScan?: number;
 }
 
 const isExternal = (src: string) => src !== '' && !/^data:/i.test(src);
@@ -31,40 +33,46 @@ const isExternal = (src: string) => src !== '' && !/^data:/i.test(src);
  * order first used, with the path of that use. Binding faults are left to the render (which
  * reports them with its own error): the sources found until then are returned. An image in the
  * content under an `if` is listed only when the data takes its branch (a header's or footer's,
- * which may depend on `$page`, always).
+ * which may depend on `$page`, always); when binding the content fails, every such image is
+ * listed, taken or not.
  */
 export function imageSources(template: Template, data: unknown, options: ImageSourceOptions): ImageSourceUse[] {
   const found = new Map<string, string>();
+  // Sources written under an `if` of the content: listed only when binding the content fails.
+  const conditional = new Map<string, string>();
   let bound = false;
-  // Every `image` string anywhere in the definition (watermarks and bands included), but those
-  // under an `if` of the content: binding tells whether its branch is taken.
-  const visit = (value: unknown, path: string, inContent: boolean): void => {
+  // Every `image` string anywhere in the definition (watermarks and bands included); those under
+  // an `if` of the content go to `conditional`: binding tells whether their branch is taken.
+  const visit = (value: unknown, path: string, inContent: boolean, into: Map<string, string>): void => {
     if (Array.isArray(value)) {
-      value.forEach((v, i) => visit(v, `${path}[${i}]`, inContent));
+      value.forEach((v, i) => visit(v, `${path}[${i}]`, inContent, into));
     } else if (value && typeof value === 'object') {
-      if (inContent && Object.hasOwn(value, 'if') && hasImage(value)) {
+      if (inContent && into === found && Object.hasOwn(value, 'if') && hasImage(value)) {
         bound = true;
-        return;
+        into = conditional;
       }
       for (const [key, v] of Object.entries(value)) {
         const p = path ? `${path}.${key}` : key;
         if (key === 'image' && typeof v === 'string') {
           if (hasPlaceholder(v)) bound = true;
-          else if (isExternal(v) && !found.has(v)) found.set(v, p);
-        } else visit(v, p, inContent || (path === '' && key === 'content'));
+          else if (isExternal(v) && !into.has(v)) into.set(v, p);
+        } else visit(v, p, inContent || (path === '' && key === 'content'), into);
       }
     }
   };
-  visit(template, '', false);
+  visit(template, '', false, found);
   if (bound) {
     for (const band of ['content', 'header', 'footer', 'background'] as const) {
       const nodes = template[band];
       if (!nodes || nodes.length === 0) continue;
+      // The content is bound as a render binds it: without $page and $pages.
+      const page = band === 'content' ? undefined : { page: 1, pages: 1 };
       try {
-        const out = bindNodes(withImagesOnly(nodes) as typeof nodes, data ?? {}, { now: options.now, language: template.metadata?.language, page: { page: 1, pages: 1 }, path: band, maxNodes: options.maxNodes, maxDepth: options.maxDepth });
+        const out = bindNodes(withImagesOnly(nodes) as typeof nodes, data ?? {}, { now: options.now, language: template.metadata?.language, page, path: band, maxNodes: options.maxNodes, maxDepth: options.maxDepth, maxDataScan: options.maxDataScan });
         collectBound(out, band, found);
       } catch {
-        // The render reports the fault.
+        // The render reports the fault; meanwhile every image the content may draw is fetched.
+        if (band === 'content') for (const [src, path] of conditional) if (!found.has(src)) found.set(src, path);
       }
     }
   }

@@ -41,6 +41,8 @@ export interface ImageResolverOptions {
   teamConcurrency?: number;
   /** Longest wait for one of the team's slots, ms (default 10,000). */
   teamWaitMs?: number;
+  /** The renders' binding limits (PLATEN_MAX_NODES, PLATEN_MAX_DATA_SCAN): finding the images binds as a render does. */
+  bindLimits?: { maxNodes: number; maxDataScan: number };
 }
 
 const parsed = definitionCache();
@@ -68,7 +70,7 @@ export class ImageResolver {
     if (!/asset:|https?:|\{\{/i.test(definitionJson)) return null;
     let uses: ImageSourceUse[];
     try {
-      uses = imageSources(parsed(definitionJson), data, { now });
+      uses = imageSources(parsed(definitionJson), data, { now, ...this.opts.bindLimits });
     } catch {
       return null; // an invalid definition: the render says what is wrong
     }

@@ -204,6 +204,13 @@ test('imageSources lists an image of the content under an if only when the data 
   const sources = (data: unknown) => imageSources(def, data, { now: NOW }).map((u) => `${u.src} ${u.path}`);
   assert.deepEqual(sources({ show: false }), ['https://x.example/head.png header[0].then[0].image', 'asset:0123456789abcdef0123456789abcdef content[0].else[0].stack[0].image']);
   assert.deepEqual(sources({ show: true }), ['https://x.example/head.png header[0].then[0].image', 'https://x.example/then.png content[0].then[0].image', 'https://x.example/row.png content[1].table.rows[0].then[0][0].image']);
+  // $page is not set in the content, as in a render: its else branch is drawn, so fetched.
+  const paged = { content: [{ if: { eq: ['$page', 1] }, then: [{ text: 'first' }], else: [{ image: 'https://x.example/else.png' }] }] };
+  assert.deepEqual(imageSources(paged, {}, { now: NOW }).map((u) => u.path), ['content[0].else[0].image']);
+  // When binding the content fails (here past maxNodes), every image it may draw is listed.
+  const many = { content: [{ each: 'items', content: [{ text: 'x' }] }, { if: 'show', then: [{ image: 'https://x.example/then.png' }] }] };
+  assert.deepEqual(imageSources(many, { items: Array(50).fill(0), show: false }, { now: NOW, maxNodes: 10 }).map((u) => u.path), ['content[1].then[0].image']);
+  assert.deepEqual(imageSources(many, { items: Array(5).fill(0), show: false }, { now: NOW, maxNodes: 10 }), []);
 });
 
 test('PDF/A: an SVG with text conforms to PDF/A-2b; PDF/A-1b takes SVG shapes but refuses SVG text and opacity (PDFA_CONFLICT)', async () => {
