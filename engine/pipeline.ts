@@ -18,7 +18,9 @@
  *
  * Styles and shaping run in one walk of the bound tree (prepare): a paragraph is shaped right
  * after its spans' styles are resolved, so no second tree is built. The header's and footer's
- * heights are measured before the content (with stand-in page numbers): they fix the content area.
+ * heights are measured before the content (with stand-in page numbers): they fix the content area;
+ * bands with conditions on `$page` or `$pages` are measured per page, and paginated again until
+ * their rooms settle (layout/document.ts PageAreas).
  */
 import { DEFAULT_LIMITS, RenderError, type Limits } from './errors.ts';
 import { bindMetadata, bindNodes, type BindNodesOptions } from './template/bind.ts';
@@ -28,9 +30,9 @@ import type { Template } from './template/types.ts';
 import type { FontLibrary } from './text/fonts.ts';
 import { WarningSink, type RenderWarning } from './warnings.ts';
 import { LayoutBudget, PageEstimate } from './layout/budget.ts';
-import { PageAreas, pageFrame, placeBands, type BandContext } from './layout/document.ts';
+import { MAX_BAND_PASSES, PageAreas, pageFrame, placeBands, type BandContext } from './layout/document.ts';
 import { measureAll, type MeasureContext } from './layout/measure.ts';
-import type { Box, Page, PNode } from './layout/nodes.ts';
+import type { Box, DrawItem, Page, PNode } from './layout/nodes.ts';
 import type { BoundNode } from './template/types.ts';
 import { paginateRegions } from './layout/paginate.ts';
 import { prepareNodes, type PrepareContext } from './layout/prepare.ts';
@@ -90,11 +92,39 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   const unformatted = warnUnformatted(warnings);
   const frame = pageFrame(template);
   const bands: BandContext = { template, data, bind, root: rootStyle(template.font, opts.fonts.defaultFamily), prepare, measure, frame };
+  // Each page's content area: below its header, above its footer (layout/document.ts).
   const areas = new PageAreas(bands);
-  const area = areas.typical;
   const regionOf = (i: number) => {
     const a = areas.of(i);
     return { y: a.top, height: a.height };
+  };
+  // Paginate; when the bands' conditions read $page or $pages, again with the page count found
+  // until a pagination makes as many pages as it assumed (a last page's tall footer can push
+  // content onto a new last page). Content one page short of the count leaves the last page to
+  // the footer alone. Each pagination tells its own sink: only the one kept is heard.
+  const paginateSettled = (content: Box[], sink: WarningSink): DrawItem[][] => {
+    const once = () => {
+      const paginated = new WarningSink();
+      return { bodies: paginateRegions(content, frame.margin.left, regionOf, opts.limits.maxPages, frame, paginated), paginated };
+    };
+    let r = once();
+    for (let pass = 0; areas.varies; pass++) {
+      const count = r.bodies.length;
+      if (pass === MAX_BAND_PASSES) {
+        areas.giveUp();
+        r = once();
+        break;
+      }
+      areas.assume(count);
+      r = once();
+      if (r.bodies.length === count) break;
+      if (r.bodies.length === count - 1) {
+        r.bodies.push([]);
+        break;
+      }
+    }
+    sink.absorb(r.paginated);
+    return r.bodies;
   };
 
   // Each pass's output is let go as soon as the next pass has made its own (the variables set to
@@ -116,7 +146,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
       const p: PrepareContext = { ...prepare, budget: trialBudget, warnings: trialWarnings, flow: new PageEstimate(areas.largest, opts.limits.maxPages), tags: null, structParent: null, links: null };
       const m: MeasureContext = { ...measure, budget: trialBudget, warnings: trialWarnings };
       const trialContent = expandToc(bound!, headings, pages);
-      const found = anchorPages(paginateRegions(measureAll(prepareNodes(trialContent, bands.root, p, 'content'), frame.contentWidth, m, area.height), frame.margin.left, regionOf, opts.limits.maxPages, frame, trialWarnings));
+      const found = anchorPages(paginateSettled(measureAll(prepareNodes(trialContent, bands.root, p, 'content'), frame.contentWidth, m, areas.measureHeight), trialWarnings));
       const settled = pages !== null && headings.every((h) => found.get(h.id) === pages!.get(h.id));
       pages = found;
       if (settled) break;
@@ -139,18 +169,10 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   prepare.tags = null;
   prepare.structParent = null;
   // measure
-  let boxes: Box[] | null = measureAll(prepared, frame.contentWidth, measure, area.height);
+  let boxes: Box[] | null = measureAll(prepared, frame.contentWidth, measure, areas.measureHeight);
   prepared = null;
-  // paginate, again when a page's header or footer, bound with the page count found, needs more
-  // room than it was given (a footer on the last page only)
-  // (each pagination tells its own sink: only the one kept is heard)
-  let paginated = new WarningSink();
-  let bodies = paginateRegions(boxes, frame.margin.left, regionOf, opts.limits.maxPages, frame, paginated);
-  for (let pass = 1; !areas.settle(bodies.length, pass); pass++) {
-    paginated = new WarningSink();
-    bodies = paginateRegions(boxes, frame.margin.left, regionOf, opts.limits.maxPages, frame, paginated);
-  }
-  warnings.absorb(paginated);
+  // paginate
+  const bodies = paginateSettled(boxes, warnings);
   boxes = null;
   // internal links to ids no node has
   const anchors = anchorPages(bodies);

@@ -76,24 +76,43 @@ export interface ContentArea {
   readonly footerHeight: number;
 }
 
-/** Times the content is paginated again because a page's bands came out taller than the room kept for them. */
-const MAX_BAND_PASSES = 4;
+/** Paginations at most, after the first, before every page is given the room of the tallest bands (see {@link PageAreas}). */
+export const MAX_BAND_PASSES = 4;
+
+/** Whether a band's nodes hold an `if` (of a node or of table rows) that reads `$page` or `$pages`: the band's shape may then differ from page to page. */
+function readsPageInCondition(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(readsPageInCondition);
+  if (value === null || typeof value !== 'object') return false;
+  const node = value as Record<string, unknown>;
+  if (Object.hasOwn(node, 'if') && /\$pages?\b/.test(JSON.stringify(node.if))) return true;
+  return Object.values(node).some(readsPageInCondition);
+}
 
 /**
  * The content area of each page. A header or footer may differ from page to page (a letterhead
- * on page 1 only, a totals footer on the last page: an `if` on `$page` or `$pages`), so each
- * page's bands are measured with its own `$page`. `$pages` is a four-digit stand-in until a
- * pagination has counted the pages ({@link settle}); the room kept for a page's bands is the
- * most any measure of them needed, so it only grows and repaginating ends.
+ * on page 1 only, a totals footer on the last page: an `if` on `$page` or `$pages`); each page's
+ * bands are then measured with its own `$page`, and with `$pages` the count the pagination
+ * assumes ({@link assume}; a four-digit stand-in at first). Bands whose conditions read neither
+ * are the same on every page: the typical area, measured once (their text with four-digit page
+ * numbers is at least as wide as with the real ones).
+ *
+ * The pipeline paginates with a count assumed until the pagination makes that many pages
+ * (layoutDocument): a last page's tall footer can push content onto a new page, and then the page
+ * before is no longer the last. When content fits one page short of the count assumed, the last
+ * page holds the footer alone. Past {@link MAX_BAND_PASSES} it gives up ({@link giveUp}).
  */
 export class PageAreas {
-  /** The area with stand-in page numbers ($page and $pages 8888): what measuring the content takes a page to have. */
+  /** The area with stand-in page numbers ($page and $pages 8888): a last page of very many. */
   readonly typical: ContentArea;
+  /** Whether the bands' conditions read `$page` or `$pages`: each page is then measured on its own. */
+  readonly varies: boolean;
   private pages = MEASURE_PAGE.pages;
   private readonly headers: number[] = [];
   private readonly footers: number[] = [];
-  /** Whether a band reads `$page` or `$pages` at all: when none does, every page is the typical one. */
-  private readonly varies: boolean;
+  /** The tallest header and footer measured on any page with any count. */
+  private tallest: { header: number; footer: number };
+  /** Once given up: the room of the tallest header and footer, on every page. */
+  private uniform: ContentArea | null = null;
 
   /**
    * @throws RenderError TEMPLATE_INVALID (path `page.margin`) when the page's margins leave less
@@ -106,44 +125,53 @@ export class PageAreas {
     // margins are at fault, not the bands.)
     const fault = marginRoomFault(b.frame.width, b.frame.height, b.frame.margin);
     if (fault !== null) throw new RenderError('TEMPLATE_INVALID', fault, 'page.margin');
-    this.varies = /\$pages?\b/.test(JSON.stringify([b.template.header ?? null, b.template.footer ?? null]));
+    this.varies = readsPageInCondition([b.template.header ?? null, b.template.footer ?? null]);
     this.typical = this.area(flowHeight(bandBoxes(b, 'header', MEASURE_PAGE)), flowHeight(bandBoxes(b, 'footer', MEASURE_PAGE)), null);
+    this.tallest = { header: this.typical.headerHeight, footer: this.typical.footerHeight };
   }
 
-  /** The largest content area measured so far: a bound on how much one page holds. */
+  /** The largest content area measured so far (the typical one, page 1's): a bound on how much one page holds, for estimates. */
   get largest(): number {
     return Math.max(this.typical.height, this.of(0).height);
+  }
+
+  /**
+   * The height the content is measured for (images and codes scaled down to it, fixed heights
+   * clamped to it): the smallest of the typical area (a last page's) and those of pages 1 and 2,
+   * so that what is measured to fit a page fits under a first page's letterhead and over a last
+   * page's totals footer.
+   */
+  get measureHeight(): number {
+    return this.varies ? Math.min(this.typical.height, this.of(0).height, this.of(1).height) : this.typical.height;
   }
 
   /** The content area of page `index` (from 0). @throws RenderError TEMPLATE_INVALID when its bands leave no room. */
   of(index: number): ContentArea {
     if (!this.varies) return this.typical;
+    if (this.uniform) return this.uniform;
     if (this.headers[index] === undefined) this.measure(index);
     return this.area(this.headers[index], this.footers[index], index);
   }
 
-  /**
-   * After a pagination into `count` pages: `$pages` is `count`, and each page's bands are
-   * measured again with it.
-   * @returns true when every page's bands fit the room that pagination kept for them; false when
-   *   one needs more (it is kept now): paginate again, at most {@link MAX_BAND_PASSES} times.
-   */
-  settle(count: number, pass: number): boolean {
-    if (!this.varies || pass >= MAX_BAND_PASSES) return true;
-    const before = { headers: this.headers.slice(0, count), footers: this.footers.slice(0, count) };
+  /** Measure the bands from now on with `$pages` = `count`. */
+  assume(count: number): void {
+    if (count === this.pages) return;
     this.pages = count;
-    let fits = true;
-    for (let i = 0; i < count; i++) {
-      this.measure(i);
-      if (this.headers[i] > (before.headers[i] ?? 0) + EPS || this.footers[i] > (before.footers[i] ?? 0) + EPS) fits = false;
-    }
-    return fits;
+    this.headers.length = 0;
+    this.footers.length = 0;
+  }
+
+  /** Every page gets the room of the tallest header and footer measured: paginations did not agree on a count. */
+  giveUp(): void {
+    this.uniform = this.area(this.tallest.header, this.tallest.footer, null);
   }
 
   private measure(index: number): void {
     const page = { page: index + 1, pages: this.pages };
-    this.headers[index] = Math.max(this.headers[index] ?? 0, flowHeight(bandBoxes(this.b, 'header', page)));
-    this.footers[index] = Math.max(this.footers[index] ?? 0, flowHeight(bandBoxes(this.b, 'footer', page)));
+    const header = (this.headers[index] = flowHeight(bandBoxes(this.b, 'header', page)));
+    const footer = (this.footers[index] = flowHeight(bandBoxes(this.b, 'footer', page)));
+    if (header > this.tallest.header) this.tallest.header = header;
+    if (footer > this.tallest.footer) this.tallest.footer = footer;
   }
 
   private area(headerHeight: number, footerHeight: number, index: number | null): ContentArea {

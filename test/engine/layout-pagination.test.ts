@@ -5,8 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { linesOf } from '../helpers/pdf.ts';
-import { textLines } from '../helpers/pdfops.ts';
 import { render } from '../helpers/render.ts';
+import { encodePng } from '../helpers/images.ts';
+import { pdfOperators, textLines } from '../helpers/pdfops.ts';
 
 // A small page keeps these documents short: 300 x 300 pt, 20 pt margins.
 const PAGE = { size: [300, 300], margin: 20 };
@@ -178,4 +179,48 @@ test('a header or footer that changes with $page or $pages gets its own room on 
     for (const l of foot) assert.ok(l.y <= 300 - 20, `page ${i + 1}: footer line "${l.text}" at ${l.y} is past the bottom margin`);
   });
   assert.deepEqual(pagesOf(r.doc, /^body \d+$/).map((l) => l.text), body.map((b) => b.text));
+});
+
+test('a first-page letterhead: an image or a fixed-height box measured for the pages after it still fits under it', async () => {
+  const png = `data:image/png;base64,${encodePng(10, 100, () => [255, 0, 0, 255]).toString('base64')}`;
+  const page = { size: [300, 400], margin: 20 };
+  const header = [{ if: { eq: ['$page', 1] }, then: [{ spacer: 150 }] }];
+  const r = await render({ page, header, content: [{ image: png, width: 100 }, { text: 'after' }] });
+  const [ops] = await pdfOperators(r.pdf);
+  const img = ops.images[0];
+  assert.ok(img.y >= 170 - 0.5 && img.y + img.height <= 380 + 0.5, `the image spans ${img.y}..${img.y + img.height}: page 1 has 170..380`);
+  const boxed = await render({ page, header, content: [{ text: 'intro' }, { stack: Array.from({ length: 20 }, (_, i) => ({ text: `boxed ${i}` })), height: 300 }] });
+  for (const [i, p] of boxed.doc.pages.entries()) for (const l of textLines(p)) assert.ok(l.y <= 380, `page ${i + 1}: "${l.text}" at ${l.y}, past the bottom margin`);
+});
+
+test('a last-page footer taller than the room the last page has left goes to a page of its own; nothing overlaps it', async () => {
+  const page = { size: [300, 400], margin: 20 };
+  const footer = [{ if: { eq: ['$page', '{{$pages}}'] }, then: [{ text: Array.from({ length: 24 }, (_, i) => `TOTAL ${i}`).join('\n') }] }];
+  for (const n of [5, 27, 40]) {
+    const body = Array.from({ length: n }, (_, i) => ({ text: `line ${i}` }));
+    const r = await render({ page, footer, content: body });
+    const last = r.pages - 1;
+    r.doc.pages.forEach((p, i) => {
+      const lines = textLines(p);
+      const totals = lines.filter((l) => l.text.startsWith('TOTAL'));
+      const content = lines.filter((l) => l.text.startsWith('line'));
+      assert.equal(totals.length, i === last ? 24 : 0, `${n} lines, page ${i + 1} of ${r.pages}: footer lines`);
+      for (const t of totals) assert.ok(t.y <= 380, `${n} lines: footer line at ${t.y}, past the bottom margin`);
+      if (totals.length > 0 && content.length > 0) assert.ok(content[content.length - 1].y < totals[0].y - 10, `${n} lines: body at ${content[content.length - 1].y} overlaps the footer at ${totals[0].y}`);
+    });
+    // Pages other than the last are full (28 lines of 12.5 pt in 360): the footer took no room from them.
+    if (r.pages > 1) assert.equal(textLines(r.doc.pages[0]).length, Math.min(n, 28), `${n} lines: page 1 full`);
+    assert.deepEqual(pagesOf(r.doc, /^line \d+$/).map((l) => l.text), body.map((b) => b.text));
+  }
+});
+
+test('a table of contents gives the pages its headings are on when a last-page footer moves them', async () => {
+  const footer = [{ if: { eq: ['$page', '{{$pages}}'] }, then: [{ text: 'T1\nT2\nT3\nT4\nT5\nT6\nT7\nT8' }] }];
+  for (const n of [17, 23, 45, 51]) {
+    const r = await render({ page: { size: [300, 400], margin: 20 }, footer, content: [{ toc: {} }, { text: 'Intro', role: 'h1' }, ...Array.from({ length: n }, (_, i) => ({ text: `line ${i}` })), { text: 'Last', role: 'h1' }, { text: 'tail' }] });
+    const tocLine = textLines(r.doc.pages[0]).find((l) => l.text.startsWith('Last'))!;
+    const listed = Number(tocLine.text.replace(/\D+/g, ''));
+    const actual = r.doc.pages.findIndex((p, i) => textLines(p).some((l) => l.text === 'Last' && !(i === 0 && l === tocLine))) + 1;
+    assert.equal(listed, actual, `${n} lines: the contents say page ${listed}, the heading is on page ${actual}`);
+  }
 });
