@@ -13,8 +13,8 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 const MiB = 1024 * 1024;
 let s: TestServer;
 before(async () => {
-  // One body may hold 20 x 4 MiB = 80 MiB; a team's bodies 40 MiB together.
-  s = await startTestServer({ PLATEN_MAX_BODY_BYTES: String(4 * MiB), PLATEN_MAX_TEAM_IN_FLIGHT_BYTES: String(40 * MiB) });
+  // One body may hold 20 x 4 MiB = 80 MiB; a team's bodies 25 MiB together.
+  s = await startTestServer({ PLATEN_MAX_BODY_BYTES: String(4 * MiB), PLATEN_MAX_TEAM_IN_FLIGHT_BYTES: String(25 * MiB) });
 });
 after(async () => {
   await s.close();
@@ -72,4 +72,20 @@ test('a body whose weight, not its size, takes the team past its budget is refus
   // Nothing else in flight: the same body is taken (it is under the 80 MiB one body may hold).
   const alone = await fetch(new URL('/v1/pdf/create', s.url), { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: arrays });
   assert.equal(alone.status, 200);
+});
+
+test('a small body is weighed too: 200 KB of {} holds about 11 MiB', async () => {
+  const { teamId, apiKey } = await s.team(5);
+  const id = await s.template(teamId, { content: [{ text: 'x' }] });
+  // 3 MiB of text (15 MiB held), half sent; then 200 KB of {}: 1 MiB by its length, ~11 MiB weighed.
+  const first = Buffer.from(JSON.stringify({ template_id: id, data: { pad: 'p'.repeat(3 * MiB) } }));
+  const req = request(new URL('/v1/pdf/create', s.url), { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'content-length': String(first.length) } });
+  const status = new Promise<number>((resolve) => req.on('response', (r) => (r.resume(), resolve(r.statusCode ?? 0))));
+  req.write(first.subarray(0, first.length / 2));
+  await new Promise((r) => setTimeout(r, 300));
+  const empties = bodyOf(id, '{}', 200_000);
+  const refused = await fetch(new URL('/v1/pdf/create', s.url), { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: empties });
+  assert.equal(refused.status, 429);
+  req.end(first.subarray(first.length / 2));
+  assert.equal(await status, 200);
 });

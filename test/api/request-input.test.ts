@@ -234,7 +234,8 @@ describe('compressed bodies and the body limits', () => {
   let small: TestServer;
   let key: string;
   before(async () => {
-    small = await startTestServer({ PLATEN_MAX_BODY_BYTES: '200000', PLATEN_MAX_TEAM_IN_FLIGHT_BYTES: '300000' });
+    // The budget counts what bodies hold parsed: at least 5 times their bytes.
+    small = await startTestServer({ PLATEN_MAX_BODY_BYTES: '200000', PLATEN_MAX_TEAM_IN_FLIGHT_BYTES: '1500000' });
     key = (await small.team(10)).apiKey;
   });
   after(async () => {
@@ -271,7 +272,7 @@ describe('compressed bodies and the body limits', () => {
   test('a compressed body counts as the body limit in the team\'s bodies in flight', async () => {
     const { teamId, apiKey } = await small.team(5);
     const id = await small.template(teamId, { content: [{ text: 'x' }] });
-    // A plain body of 150,000 bytes, half sent: it stays in flight.
+    // A plain body of 150,000 bytes (750,000 held), half sent: it stays in flight.
     const plain = Buffer.from(JSON.stringify({ template_id: id, data: { pad: 'p'.repeat(150_000 - 50) } }).padEnd(150_000, ' '));
     let answered: (n: number) => void;
     const firstStatus = new Promise<number>((r) => (answered = r));
@@ -282,7 +283,7 @@ describe('compressed bodies and the body limits', () => {
     first.write(plain.subarray(0, 1000));
     await new Promise((r) => setTimeout(r, 300));
     const json = JSON.stringify({ template_id: id, data: {} });
-    // Small on the wire, but it may inflate to 200,000 bytes: 150,000 + 200,000 is past the 300,000 budget.
+    // Small on the wire, but it may inflate to 200,000 bytes (1,000,000 held): with the first, past the 1,500,000 budget.
     const gz = await small.fetch('/v1/pdf/create', { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(json) });
     const refused = await expectError(gz, 429, 'RATE_LIMIT_EXCEEDED');
     assert.match(refused.detail, /PLATEN_MAX_TEAM_IN_FLIGHT_BYTES/);
