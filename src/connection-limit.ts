@@ -8,12 +8,16 @@
  * - PLATEN_MAX_CONNECTIONS: connections open at once (Node's `server.maxConnections`: one past it
  *   is closed as it arrives). Default: 80 % of the process's open-file limit (`ulimit -n`), at
  *   most 50,000; 800 where the limit cannot be read.
- * - PLATEN_MAX_CONNECTIONS_PER_ADDRESS (256): connections open at once from one address; one past
- *   it is closed as it arrives. Trusted proxies (PLATEN_TRUSTED_PROXIES) are not limited this way,
- *   as every client behind them shares their address.
+ * - PLATEN_MAX_CONNECTIONS_PER_ADDRESS (256): connections open at once from one address (an IPv6
+ *   address by its /64, which one client holds whole); one past it is closed as it arrives.
+ *   Trusted proxies (PLATEN_TRUSTED_PROXIES) are not limited this way, as every client behind
+ *   them shares their address.
+ * Closed connections are logged, at most once a minute.
  */
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import type { Logger } from './logger.ts';
 
 /** The default of PLATEN_MAX_CONNECTIONS: 80 % of the soft open-file limit, at most 50,000; 800 when it cannot be read. */
 export function defaultMaxConnections(limits: () => string = () => readFileSync('/proc/self/limits', 'utf8')): number {
@@ -35,22 +39,50 @@ export interface ConnectionLimits {
   readonly perAddress: number;
   /** Peers not limited per address (trusted proxies). */
   readonly exempt: (address: string | undefined) => boolean;
+  /** Where refused connections are told, at most once a minute. */
+  readonly log?: Logger;
 }
 
+/** What connections are counted under: an IPv4 address, an IPv6 address's /64 (IPv4-mapped: the IPv4 address). */
+export function connectionKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const a = ipaddr.parse(address);
+  if (a.kind() === 'ipv4') return a.toString();
+  const v6 = a as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  return `${v6.parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+}
+
+/** Refusals are logged at most this often, ms. */
+const LOG_EVERY_MS = 60_000;
+
 /**
- * Apply the caps to `server`. @returns how many connections were closed as they arrived for
- * going past the per-address cap (for tests and logs).
+ * Apply the caps to `server`. @returns how many connections were closed as they arrived, past
+ * either cap.
  */
 export function limitConnections(server: Server, limits: ConnectionLimits): { refused: () => number } {
   server.maxConnections = limits.max;
   const open = new Map<string, number>();
   let refused = 0;
+  let logged = { at: -Infinity, refused: 0 };
+  const tell = (what: string, address: string | undefined) => {
+    const now = Date.now();
+    if (!limits.log || now - logged.at < LOG_EVERY_MS) return;
+    limits.log.warn({ address, refusedSinceLast: refused - logged.refused, max: limits.max, perAddress: limits.perAddress }, `connections closed as they arrived: ${what}`);
+    logged = { at: now, refused };
+  };
+  server.on('drop', (data?: { remoteAddress?: string }) => {
+    refused++;
+    tell('PLATEN_MAX_CONNECTIONS reached', data?.remoteAddress);
+  });
   server.on('connection', (socket) => {
-    const address = socket.remoteAddress;
-    if (address === undefined || limits.exempt(address)) return;
+    const peer = socket.remoteAddress;
+    if (peer === undefined || limits.exempt(peer)) return;
+    const address = connectionKey(peer);
     const n = (open.get(address) ?? 0) + 1;
     if (n > limits.perAddress) {
       refused++;
+      tell('PLATEN_MAX_CONNECTIONS_PER_ADDRESS reached', address);
       socket.destroy();
       return;
     }

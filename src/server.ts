@@ -116,7 +116,7 @@ export async function startServer(config: Config, log: Logger = createLogger()):
     };
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions }, () => resolve(s));
     // Clients that open connections and never finish a request cannot use up the file descriptors.
-    limitConnections(s as Server, { max: config.maxConnections, perAddress: config.maxConnectionsPerAddress, exempt: trustedPeer(config.trustedProxies) });
+    limitConnections(s as Server, { max: config.maxConnections, perAddress: config.maxConnectionsPerAddress, exempt: trustedPeer(config.trustedProxies), log });
   });
   const port = (server.address() as AddressInfo).port;
   if (config.port === 0 && config.publicUrlFromPort) {

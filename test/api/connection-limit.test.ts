@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { get } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { defaultMaxConnections } from '../../src/connection-limit.ts';
+import { connectionKey, defaultMaxConnections } from '../../src/connection-limit.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const servers: TestServer[] = [];
@@ -72,4 +72,12 @@ test('PLATEN_MAX_CONNECTIONS caps all connections; the default is 80 % of the op
   assert.equal(defaultMaxConnections(limits('unlimited')), 50_000);
   assert.equal(defaultMaxConnections(limits('1048576')), 50_000);
   assert.equal(defaultMaxConnections(() => { throw new Error('no /proc'); }), 800);
+});
+
+test('connections are counted per IPv4 address and per IPv6 /64 (one client holds a whole /64)', () => {
+  assert.equal(connectionKey('2001:db8:1:2:3:4:5:6'), connectionKey('2001:db8:1:2:ffff::1'));
+  assert.notEqual(connectionKey('2001:db8:1:2::1'), connectionKey('2001:db8:1:3::1'));
+  assert.equal(connectionKey('::ffff:127.0.0.1'), '127.0.0.1');
+  assert.equal(connectionKey('192.0.2.7'), '192.0.2.7');
+  assert.notEqual(connectionKey('192.0.2.7'), connectionKey('192.0.2.8'));
 });
