@@ -101,6 +101,12 @@ export class ImageFetcher {
     return p;
   }
 
+  /** The cached bytes of `url` while they are fresh (no request needed), else null. */
+  fresh(url: string): Buffer | null {
+    const cached = this.cache?.get(url);
+    return cached && Date.now() < cached.freshUntil ? cached.bytes : null;
+  }
+
   /** Entries and bytes in the cache (tests, health). */
   get cacheStats(): { entries: number; bytes: number } {
     return { entries: this.cache?.size ?? 0, bytes: this.cache?.calculatedSize ?? 0 };

@@ -85,10 +85,18 @@ export class ImageResolver {
     let next = 0;
     let total = 0;
     const budget = this.opts.maxTotalBytes ?? Infinity;
+    let failed = false;
     const worker = async () => {
-      while (next < uses.length && total <= budget) {
+      // A failed source fails the render: the other workers take no more.
+      while (!failed && next < uses.length && total <= budget) {
         const use = uses[next++];
-        const bytes = await this.one(teamId, use);
+        let bytes: Buffer;
+        try {
+          bytes = await this.one(teamId, use);
+        } catch (e) {
+          failed = true;
+          throw e;
+        }
         total += bytes.length;
         // Held in memory until the render is done (and copied to its thread): one budget for all.
         if (total > budget) throw new ImageSourceFailure(`${use.path}: the images of one document are more than ${budget} bytes together (PLATEN_IMAGE_FETCH_MAX_TOTAL_BYTES)`, use.src, use.path);
@@ -101,6 +109,9 @@ export class ImageResolver {
 
   /** One source's bytes, in one of the team's slots. */
   private one(teamId: string, use: ImageSourceUse): Promise<Buffer> {
+    // A fresh cached image needs no request, so no slot.
+    const cached = /^https?:/i.test(use.src) ? this.fetcher.fresh(use.src) : null;
+    if (cached) return Promise.resolve(cached);
     const waitMs = this.opts.teamWaitMs ?? 10_000;
     const busy = () => new ImageSourceFailure(`${use.path}: your team's renders are fetching ${this.slots.limit} images at once, and none of them finished within ${waitMs} ms (PLATEN_IMAGE_FETCH_TEAM_CONCURRENCY); send fewer documents with images at once`, use.src, use.path);
     return this.slots.run(teamId, waitMs, busy, () => this.fetchOne(teamId, use));

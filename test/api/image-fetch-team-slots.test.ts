@@ -25,8 +25,11 @@ before(async () => {
       res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' }).end(PNG);
     }, 300);
   };
-  images = await startImageServer(Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`/img${i}.png`, slow])));
-  s = await startTestServer({ PLATEN_IMAGE_ALLOW_PRIVATE: 'true', PLATEN_IMAGE_FETCH_CA_FILE: images.caFile, PLATEN_IMAGE_FETCH_TEAM_CONCURRENCY: '2', PLATEN_IMAGE_CACHE_MB: '0' });
+  images = await startImageServer({
+    ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`/img${i}.png`, slow])),
+    '/cached.png': { headers: { 'content-type': 'image/png', 'cache-control': 'max-age=600' }, body: PNG },
+  });
+  s = await startTestServer({ PLATEN_IMAGE_ALLOW_PRIVATE: 'true', PLATEN_IMAGE_FETCH_CA_FILE: images.caFile, PLATEN_IMAGE_FETCH_TEAM_CONCURRENCY: '2' });
 });
 after(async () => {
   await s.close();
@@ -54,6 +57,27 @@ test("one team's renders fetch at most PLATEN_IMAGE_FETCH_TEAM_CONCURRENCY image
   ]);
   assert.deepEqual(both.map((r) => r.status), [200, 200]);
   assert.equal(most, 4, `the image server saw ${most} fetches at once: 2 of each team`);
+});
+
+test('an image fresh in the cache needs no slot: a render of it does not wait behind the team\'s slow fetches', async () => {
+  // Slots wait at most the fetch timeout (500 ms); the team's two slots are held by 400 ms fetches
+  // for 800 ms, so a render queued behind them for a slot would fail.
+  const slow400 = (_req: unknown, res: import('node:http').ServerResponse) => setTimeout(() => res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' }).end(PNG), 400);
+  for (let i = 0; i < 4; i++) images.route(`/slow${i}.png`, slow400);
+  const server = await startTestServer({ PLATEN_IMAGE_ALLOW_PRIVATE: 'true', PLATEN_IMAGE_FETCH_CA_FILE: images.caFile, PLATEN_IMAGE_FETCH_TEAM_CONCURRENCY: '2', PLATEN_IMAGE_FETCH_TIMEOUT_MS: '500' });
+  try {
+    const { teamId, apiKey } = await server.team(10);
+    const id = await server.template(teamId, template);
+    const cached = { template_id: id, data: { urls: [`${images.origin}/cached.png`] } };
+    assert.equal((await server.api('POST', '/v1/pdf/create', apiKey, cached)).status, 200);
+    const slow = server.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { urls: Array.from({ length: 4 }, (_, i) => `${images.origin}/slow${i}.png`) } });
+    await new Promise((r) => setTimeout(r, 100));
+    const quick = await server.api('POST', '/v1/pdf/create', apiKey, cached);
+    assert.equal(quick.status, 200, await quick.clone().text());
+    await slow;
+  } finally {
+    await server.close();
+  }
 });
 
 test('a task that waits past its time for a slot fails with the error given and never runs; slots pass in order', async () => {
