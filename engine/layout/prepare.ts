@@ -75,12 +75,12 @@ export function prepareNode(node: BoundNode, parent: ComputedStyle, ctx: Prepare
 /** Errors that already name the data item they were made from (an inner each's). */
 const named = new WeakSet<RenderError>();
 
-/** `e` again, its message naming the data item its node was made from. */
-function madeFromItem(e: RenderError, item: RowItem): RenderError {
+/** `e` again, its message naming the data item its node (or table row) was made from. */
+function madeFromItem(e: RenderError, item: RowItem, what: 'node' | 'row' = 'node'): RenderError {
   if (named.has(e) || e.issues.length > 1) return e;
   const raw = e.path !== undefined && e.message.startsWith(`${e.path}: `) ? e.message.slice(e.path.length + 2) : e.message;
   const from = item.array === null ? `item ${item.index} of its each` : dataPathText([...item.array, item.index]);
-  const out = new RenderError(e.code, `${raw}; the node is made from ${from}`, e.path);
+  const out = new RenderError(e.code, `${raw}; the ${what} is made from ${from}`, e.path);
   named.add(out);
   return out;
 }
@@ -509,7 +509,13 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
       // A cell holding just a paragraph: its text goes straight in the cell (no P of its own).
       const direct = tag !== undefined && 'text' in node && node.role === undefined && node.lang === undefined && headingOfStyles(node.style) === null;
       // The cell owns padding and background; its content is laid out bare.
-      let content = isEmptyCell(node) ? emptyText(cellStyle, ctx) : direct ? prepareUntagged(node, parent, ctx, templatePath(node, `${rowPath}[${i}]`)) : prepareNode(node, parent, ctx, `${rowPath}[${i}]`);
+      let content: PNode;
+      try {
+        content = isEmptyCell(node) ? emptyText(cellStyle, ctx) : direct ? prepareUntagged(node, parent, ctx, templatePath(node, `${rowPath}[${i}]`)) : prepareNode(node, parent, ctx, `${rowPath}[${i}]`);
+      } catch (e) {
+        const item = (row as KeptRow)[ROW_ITEM];
+        throw item !== undefined && e instanceof RenderError ? madeFromItem(e, item, 'row') : e;
+      }
       // (a new object, not a copy: thousands of cells)
       if (direct) (content as { tag?: ItemTag }).tag = tag;
       ctx.flow = flow;

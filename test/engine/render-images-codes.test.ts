@@ -209,4 +209,11 @@ test('a fault of a node an each made names its data item: a barcode, an image, i
   assert.equal(n.code, 'BARCODE_INVALID');
   assert.match(n.message, /; the node is made from data\.groups\[1\]\.items\[1\]$/);
   assert.equal(n.message.match(/made from/g)!.length, 1);
+  // A cell of a row an each made names the row's item, inside an outer each too.
+  const cells = { content: [{ each: 'groups', as: 'g', content: [{ table: { rows: [{ each: 'g.items', as: 'i', row: ['{{i}}', { barcode: '{{i}}', format: 'ean8' }] }] } }] }] };
+  const c = await renderError(cells, { groups: [{ items: ['96385074'] }, { items: ['96385074', 'oops'] }] });
+  assert.equal(c.code, 'BARCODE_INVALID');
+  assert.equal(c.path, 'content[0].content[0].table.rows[0].row[1].barcode');
+  assert.match(c.message, /; the row is made from data\.groups\[1\]\.items\[1\]$/);
+  assert.equal(c.message.match(/made from/g)!.length, 1);
 });
