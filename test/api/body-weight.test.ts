@@ -20,6 +20,16 @@ after(async () => {
   await s.close();
 });
 
+/** A create with a `pad` string of `padBytes`, half sent once authenticated, so that it stays in flight until `finish`. */
+async function halfSent(apiKey: string, id: string, padBytes: number): Promise<{ finish: () => Promise<number> }> {
+  const body = Buffer.from(JSON.stringify({ template_id: id, data: { pad: 'p'.repeat(padBytes) } }));
+  const req = request(new URL('/v1/pdf/create', s.url), { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'content-length': String(body.length) } });
+  const status = new Promise<number>((resolve) => req.on('response', (r) => (r.resume(), resolve(r.statusCode ?? 0))));
+  req.write(body.subarray(0, body.length / 2));
+  await new Promise((r) => setTimeout(r, 300));
+  return { finish: () => (req.end(body.subarray(body.length / 2)), status) };
+}
+
 /** `{"template_id": id, "data": {"a": [<piece>,<piece>,...]}}` of about `bytes` bytes. */
 function bodyOf(id: string, piece: string, bytes: number): string {
   const n = Math.floor(bytes / (piece.length + 1));
@@ -56,19 +66,14 @@ test('a body whose weight, not its size, takes the team past its budget is refus
   const { teamId, apiKey } = await s.team(5);
   const id = await s.template(teamId, { content: [{ text: 'x' }] });
   // A first request holding 2 MiB x 5 = 10 MiB, half sent so that it stays in flight.
-  const first = Buffer.from(JSON.stringify({ template_id: id, data: { pad: 'p'.repeat(2 * MiB) } }));
-  const req = request(new URL('/v1/pdf/create', s.url), { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'content-length': String(first.length) } });
-  const status = new Promise<number>((resolve) => req.on('response', (r) => (r.resume(), resolve(r.statusCode ?? 0))));
-  req.write(first.subarray(0, first.length / 2));
-  await new Promise((r) => setTimeout(r, 300));
+  const first = await halfSent(apiKey, id, 2 * MiB);
   // 1 MiB of []: 5 MiB by its length (fits beside the first), ~57 MiB once weighed (does not).
   const arrays = bodyOf(id, '[]', MiB);
   const refused = await fetch(new URL('/v1/pdf/create', s.url), { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: arrays });
   assert.equal(refused.status, 429);
   assert.equal(refused.headers.get('retry-after'), '1');
   assert.match(((await refused.json()) as { detail: string }).detail, /PLATEN_MAX_TEAM_IN_FLIGHT_BYTES/);
-  req.end(first.subarray(first.length / 2));
-  assert.equal(await status, 200);
+  assert.equal(await first.finish(), 200);
   // Nothing else in flight: the same body is taken (it is under the 80 MiB one body may hold).
   const alone = await fetch(new URL('/v1/pdf/create', s.url), { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: arrays });
   assert.equal(alone.status, 200);
@@ -78,14 +83,9 @@ test('a small body is weighed too: 200 KB of {} holds about 11 MiB', async () =>
   const { teamId, apiKey } = await s.team(5);
   const id = await s.template(teamId, { content: [{ text: 'x' }] });
   // 3 MiB of text (15 MiB held), half sent; then 200 KB of {}: 1 MiB by its length, ~11 MiB weighed.
-  const first = Buffer.from(JSON.stringify({ template_id: id, data: { pad: 'p'.repeat(3 * MiB) } }));
-  const req = request(new URL('/v1/pdf/create', s.url), { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'content-length': String(first.length) } });
-  const status = new Promise<number>((resolve) => req.on('response', (r) => (r.resume(), resolve(r.statusCode ?? 0))));
-  req.write(first.subarray(0, first.length / 2));
-  await new Promise((r) => setTimeout(r, 300));
+  const first = await halfSent(apiKey, id, 3 * MiB);
   const empties = bodyOf(id, '{}', 200_000);
   const refused = await fetch(new URL('/v1/pdf/create', s.url), { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: empties });
   assert.equal(refused.status, 429);
-  req.end(first.subarray(first.length / 2));
-  assert.equal(await status, 200);
+  assert.equal(await first.finish(), 200);
 });
