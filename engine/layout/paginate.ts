@@ -33,33 +33,51 @@ export interface FlowResult {
  */
 export function flow(boxes: readonly Box[], x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): FlowResult {
   let cursor = 0;
+  // Absolute boxes placed from the parent's top that do not fit in this region: they go with the
+  // part of the parent their top falls in, known once the flow ends or is cut.
+  let later: Box[] | null = null;
+  /** The flow cut before `rest`, which starts `consumed` points down the siblings as measured. */
+  const cut = (used: number, rest: Box[], consumed: number): FlowResult => {
+    if (later === null) return { used, rest };
+    const carried: Box[] = [];
+    for (const b of later) {
+      if (b.absolute!.y! < consumed - EPS) placeAbsolute(b, x, y, 0, out, ctx);
+      else carried.push(consumed > EPS ? ({ ...b, absolute: { ...b.absolute!, y: b.absolute!.y! - consumed } } as Box) : b);
+    }
+    return { used, rest: carried.length > 0 ? [...carried, ...rest] : rest };
+  };
   for (let i = 0; i < boxes.length; i++) {
     const b = boxes[i];
     if (b.absolute !== undefined) {
-      placeAbsolute(b, x, y, cursor, out, ctx);
+      const a = b.absolute;
+      if (!a.page && a.y !== null && a.y + b.height > avail + EPS) (later ??= []).push(b);
+      else placeAbsolute(b, x, y, cursor, out, ctx);
       continue;
     }
     const first = atTop && cursor === 0;
-    if (b.kind === 'pageBreak') return { used: cursor, rest: boxes.slice(i + 1) };
-    if (b.breakBefore && !first) return { used: cursor, rest: boxes.slice(i) };
+    if (b.kind === 'pageBreak') return cut(cursor, boxes.slice(i + 1), cursor);
+    if (b.breakBefore && !first) return cut(cursor, boxes.slice(i), cursor);
     const room = avail - cursor - b.marginTop;
     if (b.keepTogether && !first && b.height > room + EPS && b.height <= ctx.regionHeight) {
-      return { used: cursor, rest: boxes.slice(i) };
+      return cut(cursor, boxes.slice(i), cursor);
     }
     // A heading (keepWithNext) that fits but leaves no room for the start of what follows moves on.
     if (b.keepWithNext && !first && i + 1 < boxes.length && b.height <= room + EPS) {
       const need = keptStart(boxes, i, ctx.regionHeight);
-      if (need > room + EPS && need <= ctx.regionHeight) return { used: cursor, rest: boxes.slice(i) };
+      if (need > room + EPS && need <= ctx.regionHeight) return cut(cursor, boxes.slice(i), cursor);
     }
     const r = place(b, x + b.x, y + cursor + b.marginTop, room, first, out, ctx);
     if (r.rest) {
       const rest = boxes.slice(i);
       rest[0] = r.rest;
-      return { used: cursor + (r.used > 0 ? b.marginTop + r.used : 0), rest };
+      // Where the rest starts in the siblings as measured: past what of this box was placed.
+      const consumed = r.used > 0 ? cursor + b.marginTop + Math.max(0, b.height - r.rest.height) : cursor;
+      return cut(cursor + (r.used > 0 ? b.marginTop + r.used : 0), rest, consumed);
     }
     cursor += outerHeight(b);
-    if (b.breakAfter && i + 1 < boxes.length) return { used: cursor, rest: boxes.slice(i + 1) };
+    if (b.breakAfter && i + 1 < boxes.length) return cut(cursor, boxes.slice(i + 1), cursor);
   }
+  if (later !== null) for (const b of later) placeAbsolute(b, x, y, cursor, out, ctx);
   return { used: cursor, rest: null };
 }
 

@@ -172,6 +172,44 @@ test('absolute boxes: placed from the page or the parent, taking no room in the 
   assert.ok(near(corner.y, run('Second line').y, 1), `${corner.y} vs ${run('Second line').y}`);
 });
 
+test('an absolute box placed from the bottom of a parent that is cut across pages goes with the parent\'s last part; one from its top stays with the first', async () => {
+  const lines = Array.from({ length: 11 }, (_, i) => ({ text: `line ${i + 1}` }));
+  const def = {
+    page: { size: [200, 200], margin: 20 },
+    content: [{ spacer: 100 }, { stack: [{ text: 'BADGE', position: 'absolute', relativeTo: 'parent', bottom: 0, right: 0 }, { text: 'TOP', position: 'absolute', relativeTo: 'parent', top: 0, right: 0 }, ...lines], border: { width: 1 }, padding: 4 }],
+  };
+  const r = await renderPdf(def, {}, { now: NOW });
+  assert.deepEqual(r.warnings, [], 'nothing had to be moved onto the page');
+  const doc = await readPdf(r.pdf);
+  const where = (s: string) => doc.pages.flatMap((p, i) => p.runs.filter((x) => x.str === s).map((x) => ({ page: i, x: x.x + x.width, y: x.y })));
+  const [badge] = where('BADGE');
+  const [last] = where('line 11');
+  assert.equal(badge.page, last.page, 'the badge is on the page of the last line');
+  assert.ok(near(badge.y, last.y, 1), `badge baseline ${badge.y}, last line ${last.y}`);
+  assert.ok(near(badge.x, 200 - 20 - 1 - 4, 1), `badge ends at ${badge.x}`);
+  const [top] = where('TOP');
+  const [firstLine] = where('line 1');
+  assert.equal(top.page, firstLine.page, 'the box from the top stays on the first part');
+  assert.ok(near(top.y, firstLine.y, 1), `top ${top.y}, line 1 ${firstLine.y}`);
+});
+
+test('property: a parent-relative absolute box in a stack cut across pages is drawn once, on the page, and every line once in order', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.integer({ min: 1, max: 45 }), fc.integer({ min: 0, max: 150 }), fc.boolean(), fc.integer({ min: 0, max: 60 }), async (n, before, fromBottom, offset) => {
+      const lines = Array.from({ length: n }, (_, i) => ({ text: `line ${i + 1}` }));
+      const badge = { text: 'BADGE', position: 'absolute', relativeTo: 'parent', right: 0, ...(fromBottom ? { bottom: offset } : { top: offset }) };
+      const r = await renderPdf({ page: { size: [200, 200], margin: 20 }, content: [{ spacer: before }, { stack: [badge, ...lines], padding: 4 }] }, {}, { now: NOW });
+      const doc = await readPdf(r.pdf);
+      const runs = doc.pages.flatMap((p) => p.runs);
+      assert.deepEqual(runs.filter((x) => x.str.startsWith('line')).map((x) => x.str), lines.map((l) => l.text));
+      const badges = runs.filter((x) => x.str === 'BADGE');
+      assert.equal(badges.length, 1);
+      assert.ok(badges[0].y > 0 && badges[0].y <= 200, `badge at ${badges[0].y}`);
+    }),
+    { numRuns: 40 },
+  );
+});
+
 test('a box that would leave the page is moved onto it, or scaled down, with BOX_CLAMPED', async () => {
   const r = await renderPdf({ page: { size: [200, 200], margin: 10 }, content: [{ text: 'AWAY', fontSize: 20, position: 'absolute', top: 190, left: 185 }, { stack: [{ text: 'BIG' }], position: 'absolute', top: 0, left: 0, width: 400, height: 150, backgroundColor: '#0000ff', rotate: 45 }] }, {}, { now: NOW });
   const doc = await readPdf(r.pdf);
