@@ -21,32 +21,14 @@ import type { DecodedImage } from './nodes.ts';
  */
 export const MAX_SVG_DEPTH = 256;
 
-/**
- * How deep the elements of SVG text are nested (opening tags not yet closed, at most). One pass:
- * comments, CDATA sections, processing instructions and declarations are skipped, and a `>`
- * inside a quoted attribute value does not end its tag. Text cut off inside a tag ends the count.
- */
+/** How deep the elements of SVG text are nested (opening tags not yet closed, at most; see {@link eachElement}). */
 function nestingDepth(text: string): number {
   let depth = 0;
   let deepest = 0;
-  let i = 0;
-  while (i < text.length) {
-    const lt = text.indexOf('<', i);
-    if (lt < 0) break;
-    const skip = text.startsWith('<!--', lt) ? '-->' : text.startsWith('<![CDATA[', lt) ? ']]>' : null;
-    if (skip !== null) {
-      const end = text.indexOf(skip, lt + 4);
-      if (end < 0) break;
-      i = end + skip.length;
-      continue;
-    }
-    const first = text.charCodeAt(lt + 1);
-    const j = tagEnd(text, lt);
-    if (j < 0) break;
-    if (first === 0x2f) depth = Math.max(0, depth - 1); // </name>
-    else if (/[A-Za-z_:]/.test(text[lt + 1]) && text.charCodeAt(j - 1) !== 0x2f && ++depth > deepest) deepest = depth; // <name ...>, not <name/>
-    i = j + 1;
-  }
+  eachElement(text, (_name, closing, selfClosing) => {
+    if (closing) depth = Math.max(0, depth - 1);
+    else if (!selfClosing && ++depth > deepest) deepest = depth;
+  });
   return deepest;
 }
 
@@ -109,48 +91,102 @@ const UNIT_POINTS: Record<string, number> = { '': 1, px: 1, pt: 1, in: 72, cm: 7
 /** A length attribute in points (Infinity past the largest number), or null when absent, relative (%), unreadable or 0. */
 function lengthOf(value: string | undefined): number | null {
   if (value === undefined) return null;
-  const m = /^\s*([0-9]*\.?[0-9]+(?:e[-+]?\d+)?)\s*(px|pt|in|cm|mm|pc)?\s*$/i.exec(value);
+  const m = lengthParts(value);
   if (!m) return null;
-  const n = Number(m[1]) * UNIT_POINTS[(m[2] ?? '').toLowerCase()];
+  const n = Number(m[0]) * UNIT_POINTS[(m[1] ?? '').toLowerCase()];
   return n > 0 ? n : null;
+}
+
+/**
+ * A length's number and unit (`12.5mm`: "12.5", "mm"), or null. A value longer than 64 characters
+ * is no length, and the pattern reads each character one way only (no backtracking): untrusted
+ * text is matched in linear time.
+ */
+function lengthParts(value: string): [string, string | undefined] | null {
+  if (value.length > 64) return null;
+  const m = /^\s*(\d+(?:\.\d*)?|\.\d+)(e[-+]?\d+)?\s*(px|pt|in|cm|mm|pc)?\s*$/i.exec(value);
+  return m ? [m[1] + (m[2] ?? ''), m[3]] : null;
 }
 
 const UNIT_PIXELS: Record<string, number> = { '': 1, px: 1, pt: 4 / 3, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, pc: 16 };
 
 /** A length attribute in CSS pixels (the user units of an SVG without a viewBox), or null. */
 function userUnits(value: string | undefined): number | null {
-  const m = value === undefined ? null : /^\s*([0-9]*\.?[0-9]+(?:e[-+]?\d+)?)\s*(px|pt|in|cm|mm|pc)?\s*$/i.exec(value);
-  return m ? Number(m[1]) * UNIT_PIXELS[(m[2] ?? '').toLowerCase()] : null;
+  const m = value === undefined ? null : lengthParts(value);
+  return m ? Number(m[0]) * UNIT_PIXELS[(m[1] ?? '').toLowerCase()] : null;
 }
 
-/** Attributes of an opening tag's text (`<svg a="1" b='2'>`), by name. */
-/** Where a tag that starts at `lt` ends (the index of its `>`, a `>` in a quoted value skipped), or -1 when the text ends first. */
-function tagEnd(text: string, lt: number): number {
-  let quote = 0;
-  for (let j = lt + 1; j < text.length; j++) {
-    const c = text.charCodeAt(j);
-    if (quote !== 0) {
-      if (c === quote) quote = 0;
-    } else if (c === 0x22 || c === 0x27) quote = c;
-    else if (c === 0x3e) return j;
+/**
+ * The element tags of SVG text, read as svg-to-pdfkit reads them: a comment ends at `-->`, a
+ * CDATA section at `]]>`, a processing instruction at `?>`, a declaration (`<!DOCTYPE ...`) at its
+ * first `>`; an element's tag at the first `>` outside a quoted attribute value (a quote opens one
+ * only after `=`), and a `<` inside a tag means it was none. Calls `onElement` with each tag's
+ * name, whether it closes (`</g>`) or closes itself (`<g/>`) and where it starts and ends; stops
+ * when it returns false. One pass over the text.
+ */
+function eachElement(text: string, onElement: (name: string, closing: boolean, selfClosing: boolean, start: number, end: number) => boolean | void): void {
+  let i = 0;
+  while (i < text.length) {
+    const lt = text.indexOf('<', i);
+    if (lt < 0) return;
+    const skip = text.startsWith('<!--', lt) ? '-->' : text.startsWith('<![CDATA[', lt) ? ']]>' : text.startsWith('<?', lt) ? '?>' : text.startsWith('<!', lt) ? '>' : null;
+    if (skip !== null) {
+      const end = text.indexOf(skip, lt + 2);
+      if (end < 0) return;
+      i = end + skip.length;
+      continue;
+    }
+    const closing = text.charCodeAt(lt + 1) === 0x2f;
+    const nameAt = closing ? lt + 2 : lt + 1;
+    let j = nameAt;
+    while (j < text.length && NAME_CHAR.test(text[j])) j++;
+    const name = text.slice(nameAt, j);
+    let quote = 0;
+    let afterEquals = false;
+    for (; j < text.length; j++) {
+      const c = text.charCodeAt(j);
+      if (quote !== 0) {
+        if (c === quote) quote = 0;
+      } else if (c === 0x3e || c === 0x3c) break;
+      else if (c === 0x3d) afterEquals = true;
+      else if ((c === 0x22 || c === 0x27) && afterEquals) {
+        quote = c;
+        afterEquals = false;
+      } else if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) afterEquals = false;
+    }
+    if (j >= text.length) return;
+    if (text.charCodeAt(j) === 0x3c) {
+      i = j; // no tag after all: read on from this '<'
+      continue;
+    }
+    if (name !== '' && onElement(name, closing, !closing && text.charCodeAt(j - 1) === 0x2f, lt, j + 1) === false) return;
+    i = j + 1;
   }
-  return -1;
 }
 
-/** The root `<svg ...>` tag (any prefix): its place, name, attribute text and `/` when self-closing; null without one. */
-function rootTag(text: string): { index: number; length: number; name: string; attrs: string; close: string } | null {
-  const start = /<((?:[A-Za-z_][\w.-]*:)?svg)(?=[\s/>])/.exec(text);
-  if (!start) return null;
-  const end = tagEnd(text, start.index);
-  if (end < 0) return null;
-  const inner = text.slice(start.index + start[0].length, end);
-  const close = inner.endsWith('/') ? '/' : '';
-  return { index: start.index, length: end + 1 - start.index, name: start[1], attrs: close ? inner.slice(0, -1) : inner, close };
+/** Characters of an element name as svg-to-pdfkit takes them. */
+const NAME_CHAR = /[\w:.-]/;
+
+type RootTag = { index: number; length: number; name: string; attrs: string; close: string };
+
+/** The root `<svg ...>` tag (any prefix): the first element, when it is an svg; its place, name, attribute text and `/` when it closes itself. */
+function rootTag(text: string): RootTag | null {
+  let root: RootTag | null = null;
+  eachElement(text, (name, closing, selfClosing, start, end) => {
+    if (!closing && /^(?:[A-Za-z_][\w.-]*:)?svg$/.test(name)) {
+      const inner = text.slice(start + 1 + name.length, end - 1);
+      root = { index: start, length: end - start, name, attrs: selfClosing ? inner.slice(0, -1) : inner, close: selfClosing ? '/' : '' };
+    }
+    return false;
+  });
+  return root;
 }
 
+/** Attributes of an opening tag's text (` a="1" b='2'`), by name: one pass, each attribute read from where the one before ended. */
 function attributesOf(tag: string): Map<string, string> {
   const attrs = new Map<string, string>();
-  for (const m of tag.matchAll(/([A-Za-z_:][\w:.-]*)\s*=\s*("([^"]*)"|'([^']*)')/g)) attrs.set(m[1], m[3] ?? m[4] ?? '');
+  const at = /\s*([A-Za-z_:][\w:.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')|\s*[^\s]+/y;
+  for (let m = at.exec(tag); m !== null && m[0] !== ''; m = at.exec(tag)) if (m[1] !== undefined) attrs.set(m[1], m[2] ?? m[3] ?? '');
   return attrs;
 }
 
@@ -172,7 +208,7 @@ export function decodeSvg(data: Uint8Array, limits: Pick<Limits, 'maxSvgElements
   if (depth > MAX_SVG_DEPTH) throw new RenderError('LIMIT_EXCEEDED', `SVG elements are nested ${depth} levels deep, more than ${MAX_SVG_DEPTH}`, path);
   const maxElements = limits.maxSvgElements ?? DEFAULT_MAX_SVG_ELEMENTS;
   let elements = 0;
-  for (const _ of text.matchAll(/<[A-Za-z_]/g)) {
+  for (const _ of text.matchAll(/<[\w:.-]/g)) {
     if (++elements > maxElements) throw new RenderError('LIMIT_EXCEEDED', `SVG image has more than ${maxElements} elements`, path);
   }
   const segments = pathSegments(text);

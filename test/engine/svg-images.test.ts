@@ -118,6 +118,13 @@ test('limits: more elements than maxSvgElements, and <use> references that multi
   assert.match(deep.message, /nested 5001 levels deep, more than 256/);
   const hidden = svgUri(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">${'<g><!--</g>--><![CDATA[</g>]]>'.repeat(300)}<rect width="5" height="5"/>${'</g>'.repeat(300)}</svg>`);
   assert.match((await renderError({ content: [{ image: hidden }] })).message, /nested 301 levels deep/);
+  // A quote in a processing instruction does not hide the tags after it (the drawing ends it at '?>').
+  const quoted = svgUri(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><?x ' ?>${'<g>'.repeat(300)}<rect width="5" height="5"/><desc>'</desc>${'</g>'.repeat(300)}</svg>`);
+  assert.match((await renderError({ content: [{ image: quoted }] })).message, /nested 30\d levels deep/);
+  // The root is the first element: an <svg> in a comment or processing instruction before it is not.
+  const commented = svgUri(`<?foo <svg width="1" height="1"?><!-- exported <svg> icon --><svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"><rect width="20" height="10"/></svg>`);
+  const sized = unionBox((await pdfOperators((await render({ page: PAGE, content: [{ image: commented }] })).pdf))[0].filledBoxes);
+  assert.ok(near(sized.width, 20) && near(sized.height, 10), `${sized.width} x ${sized.height}`);
   // A '>' in an attribute value does not end its tag; a self-closing element does not nest.
   await render({ content: [{ image: svgUri(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">${'<rect title="a>b" width="1" height="1"/>'.repeat(300)}</svg>`), width: 50 }] });
   assert.ok(Date.now() - started < 20_000, 'stopped early');
