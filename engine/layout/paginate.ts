@@ -38,13 +38,20 @@ export function flow(boxes: readonly Box[], x: number, y: number, avail: number,
   let later: Box[] | null = null;
   /** The flow cut before `rest`, which starts `consumed` points down the siblings as measured. */
   const cut = (used: number, rest: Box[], consumed: number): FlowResult => {
-    if (later === null) return { used, rest };
+    if (consumed <= EPS) return { used, rest: later === null ? rest : [...later, ...rest] };
+    // Those met before the cut, and those after it (their place does not depend on their order).
     const carried: Box[] = [];
-    for (const b of later) {
+    const settle = (b: Box) => {
       if (b.absolute!.y! < consumed - EPS) placeAbsolute(b, x, y, 0, out, ctx);
-      else carried.push(consumed > EPS ? ({ ...b, absolute: { ...b.absolute!, y: b.absolute!.y! - consumed } } as Box) : b);
+      else carried.push({ ...b, absolute: { ...b.absolute!, y: b.absolute!.y! - consumed } } as Box);
+    };
+    if (later !== null) for (const b of later) settle(b);
+    const flowing: Box[] = [];
+    for (const b of rest) {
+      if (b.absolute !== undefined && !b.absolute.page && b.absolute.y !== null) settle(b);
+      else flowing.push(b);
     }
-    return { used, rest: carried.length > 0 ? [...carried, ...rest] : rest };
+    return { used, rest: [...carried, ...flowing] };
   };
   for (let i = 0; i < boxes.length; i++) {
     const b = boxes[i];
@@ -315,9 +322,14 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
       return { used, rest: { ...box, lines, height: h, frame: null } };
     }
     case 'stack': {
+      const mark = out.length;
       const r = flow(box.children, x, y, avail, atTop, out, ctx);
       if (!r.rest) return { used: contentHeight, rest: null };
-      if (r.rest.length === box.children.length && r.rest[0] === box.children[0]) return { used: 0, rest: box };
+      if (r.rest.length === box.children.length && r.rest[0] === box.children[0]) {
+        // Nothing placed: the stack goes whole to the next region, so nothing of it stays drawn here.
+        out.length = mark;
+        return { used: 0, rest: box };
+      }
       return { used: r.used, rest: { ...box, children: r.rest, height: flowHeight(r.rest), frame: null } };
     }
     case 'columns': {

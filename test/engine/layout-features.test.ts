@@ -174,10 +174,17 @@ test('absolute boxes: placed from the page or the parent, taking no room in the 
 
 test('an absolute box placed from the bottom of a parent that is cut across pages goes with the parent\'s last part; one from its top stays with the first', async () => {
   const lines = Array.from({ length: 11 }, (_, i) => ({ text: `line ${i + 1}` }));
-  const def = {
-    page: { size: [200, 200], margin: 20 },
-    content: [{ spacer: 100 }, { stack: [{ text: 'BADGE', position: 'absolute', relativeTo: 'parent', bottom: 0, right: 0 }, { text: 'TOP', position: 'absolute', relativeTo: 'parent', top: 0, right: 0 }, ...lines], border: { width: 1 }, padding: 4 }],
-  };
+  const boxes = [{ text: 'BADGE', position: 'absolute', relativeTo: 'parent', bottom: 0, right: 0 }, { text: 'TOP', position: 'absolute', relativeTo: 'parent', top: 0, right: 0 }];
+  // Written before the lines, and after them: the place does not depend on the order.
+  for (const children of [[...boxes, ...lines], [...lines, ...boxes]]) await absoluteInCutParent(children, lines);
+  // A stack that moves whole to the next page draws what its children placed there only once.
+  const moved = await renderPdf({ page: { size: [200, 200], margin: 20 }, content: [{ spacer: 155 }, { stack: [{ text: 'DEFER', position: 'absolute', relativeTo: 'parent', top: 0, right: 0 }, { stack: [{ text: 'tiny', fontSize: 3, position: 'absolute', relativeTo: 'parent', top: 0, left: 0 }, { text: 'body text' }] }] }] }, {}, { now: NOW });
+  const runs = (await readPdf(moved.pdf)).pages.flatMap((p) => p.runs.map((x) => x.str));
+  assert.deepEqual(runs.filter((s) => s === 'tiny' || s === 'DEFER').sort(), ['DEFER', 'tiny']);
+});
+
+async function absoluteInCutParent(children: unknown[], lines: { text: string }[]): Promise<void> {
+  const def = { page: { size: [200, 200], margin: 20 }, content: [{ spacer: 100 }, { stack: children, border: { width: 1 }, padding: 4 }] };
   const r = await renderPdf(def, {}, { now: NOW });
   assert.deepEqual(r.warnings, [], 'nothing had to be moved onto the page');
   const doc = await readPdf(r.pdf);
@@ -191,7 +198,8 @@ test('an absolute box placed from the bottom of a parent that is cut across page
   const [firstLine] = where('line 1');
   assert.equal(top.page, firstLine.page, 'the box from the top stays on the first part');
   assert.ok(near(top.y, firstLine.y, 1), `top ${top.y}, line 1 ${firstLine.y}`);
-});
+  assert.equal(where(lines[lines.length - 1].text).length, 1);
+}
 
 test('property: a parent-relative absolute box in a stack cut across pages is drawn once, on the page, and every line once in order', async () => {
   await fc.assert(
