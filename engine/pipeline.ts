@@ -108,6 +108,8 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
       return { bodies: paginateRegions(content, frame.margin.left, regionOf, opts.limits.maxPages, frame, paginated), paginated };
     };
     let r = once();
+    // Counts assumed whose pagination made more pages than that.
+    const overflowed = new Set<number>();
     for (let pass = 0; areas.varies; pass++) {
       const count = r.bodies.length;
       if (pass === MAX_BAND_PASSES) {
@@ -118,10 +120,13 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
       areas.assume(count);
       r = once();
       if (r.bodies.length === count) break;
-      if (r.bodies.length === count - 1) {
+      // One page short of `count`, and `count - 1` pages did not hold the content: the last
+      // page holds the bands alone.
+      if (r.bodies.length === count - 1 && overflowed.has(count - 1)) {
         r.bodies.push([]);
         break;
       }
+      if (r.bodies.length > count) overflowed.add(count);
     }
     sink.absorb(r.paginated);
     return r.bodies;

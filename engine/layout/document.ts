@@ -137,12 +137,14 @@ export class PageAreas {
 
   /**
    * The height the content is measured for (images and codes scaled down to it, fixed heights
-   * clamped to it): the smallest of the typical area (a last page's) and those of pages 1 and 2,
-   * so that what is measured to fit a page fits under a first page's letterhead and over a last
-   * page's totals footer.
+   * clamped to it): the smallest area of a last page of many (the typical one), of pages 1 and 2
+   * of many, and of the only page and the second of two, so that what is measured to fit a page
+   * fits under a first page's letterhead and over a last page's totals footer, both at once too.
    */
   get measureHeight(): number {
-    return this.varies ? Math.min(this.typical.height, this.of(0).height, this.of(1).height) : this.typical.height;
+    if (!this.varies) return this.typical.height;
+    const room = (page: number, pages: number) => this.b.frame.bodyHeight - flowHeight(bandBoxes(this.b, 'header', { page, pages })) - flowHeight(bandBoxes(this.b, 'footer', { page, pages }));
+    return Math.max(MIN_REGION, Math.min(this.typical.height, this.of(0).height, this.of(1).height, room(1, 1), room(2, 2)));
   }
 
   /** The content area of page `index` (from 0). @throws RenderError TEMPLATE_INVALID when its bands leave no room. */

@@ -224,3 +224,27 @@ test('a table of contents gives the pages its headings are on when a last-page f
     assert.equal(listed, actual, `${n} lines: the contents say page ${listed}, the heading is on page ${actual}`);
   }
 });
+
+test('bands on $pages: no empty page is added when fewer pages hold the content; a one-page document with a letterhead and a totals footer keeps an image between them', async () => {
+  // A header shown only on documents of more than 3 pages: 40 lines make 2 pages without it.
+  const header = [{ if: { gt: ['$pages', 3] }, then: [{ text: Array.from({ length: 10 }, (_, i) => `HEAD ${i}`).join('\n') }] }];
+  const r = await render({ page: { size: [300, 400], margin: 20 }, header, content: Array.from({ length: 40 }, (_, i) => ({ text: `line ${i}` })) });
+  assert.equal(r.pages, 2);
+  assert.ok(r.doc.pages.every((p) => textLines(p).some((l) => l.text.startsWith('line'))), 'no page without content');
+  // Page 1 of 1 has both bands: the image measured for the content fits between them.
+  const png = `data:image/png;base64,${encodePng(10, 100, () => [255, 0, 0, 255]).toString('base64')}`;
+  const lines = (n: number, p: string) => Array.from({ length: n }, (_, i) => `${p}${i}`).join('\n');
+  const one = await render({
+    page: { size: [300, 400], margin: 20 },
+    header: [{ if: { eq: ['$page', 1] }, then: [{ text: lines(6, 'H') }] }],
+    footer: [{ if: { eq: ['$page', '{{$pages}}'] }, then: [{ text: lines(8, 'F') }] }],
+    content: [{ image: png, width: 100 }],
+  });
+  const [ops] = await pdfOperators(one.pdf);
+  const img = ops.images[0];
+  const page1 = textLines(one.doc.pages[0]);
+  const lastHead = page1.filter((l) => l.text.startsWith('H')).at(-1)!;
+  const firstFoot = one.doc.pages.at(-1) === one.doc.pages[0] ? page1.find((l) => l.text.startsWith('F'))! : null;
+  assert.ok(img.y > lastHead.y, `image at ${img.y}, letterhead down to ${lastHead.y}`);
+  if (firstFoot) assert.ok(img.y + img.height < firstFoot.y - 10, `image down to ${img.y + img.height}, footer from ${firstFoot.y}`);
+});
