@@ -64,12 +64,17 @@ export function limitConnections(server: Server, limits: ConnectionLimits): { re
   server.maxConnections = limits.max;
   const open = new Map<string, number>();
   let refused = 0;
-  let logged = { at: -Infinity, refused: 0 };
+  // One throttle per cap, each with its own count since its last line.
+  const throttles = new Map<string, { at: number; count: number }>();
   const tell = (what: string, address: string | undefined) => {
+    const t = throttles.get(what) ?? { at: -Infinity, count: 0 };
+    t.count++;
+    throttles.set(what, t);
     const now = Date.now();
-    if (!limits.log || now - logged.at < LOG_EVERY_MS) return;
-    limits.log.warn({ address, refusedSinceLast: refused - logged.refused, max: limits.max, perAddress: limits.perAddress }, `connections closed as they arrived: ${what}`);
-    logged = { at: now, refused };
+    if (!limits.log || now - t.at < LOG_EVERY_MS) return;
+    limits.log.warn({ address, refusedSinceLast: t.count, max: limits.max, perAddress: limits.perAddress }, `connections closed as they arrived: ${what}`);
+    t.at = now;
+    t.count = 0;
   };
   server.on('drop', (data?: { remoteAddress?: string }) => {
     refused++;

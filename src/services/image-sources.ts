@@ -92,7 +92,7 @@ export class ImageResolver {
         const use = uses[next++];
         let bytes: Buffer;
         try {
-          bytes = await this.one(teamId, use);
+          bytes = await this.one(teamId, use, () => failed);
         } catch (e) {
           failed = true;
           throw e;
@@ -108,13 +108,14 @@ export class ImageResolver {
   }
 
   /** One source's bytes, in one of the team's slots. */
-  private one(teamId: string, use: ImageSourceUse): Promise<Buffer> {
+  private one(teamId: string, use: ImageSourceUse, abandoned: () => boolean): Promise<Buffer> {
     // A fresh cached image needs no request, so no slot.
     const cached = /^https?:/i.test(use.src) ? this.fetcher.fresh(use.src) : null;
     if (cached) return Promise.resolve(cached);
     const waitMs = this.opts.teamWaitMs ?? 10_000;
     const busy = () => new ImageSourceFailure(`${use.path}: your team's renders are fetching ${this.slots.limit} images at once, and none of them finished within ${waitMs} ms (PLATEN_IMAGE_FETCH_TEAM_CONCURRENCY); send fewer documents with images at once`, use.src, use.path);
-    return this.slots.run(teamId, waitMs, busy, () => this.fetchOne(teamId, use));
+    // A render that failed while this source waited for a slot fetches it no more.
+    return this.slots.run(teamId, waitMs, busy, () => (abandoned() ? Promise.resolve(Buffer.alloc(0)) : this.fetchOne(teamId, use)));
   }
 
   private async fetchOne(teamId: string, { src, path }: ImageSourceUse): Promise<Buffer> {
