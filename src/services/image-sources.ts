@@ -85,18 +85,12 @@ export class ImageResolver {
     let next = 0;
     let total = 0;
     const budget = this.opts.maxTotalBytes ?? Infinity;
-    let failed = false;
+    // A failed source fails the render: the other workers take no more, and those waiting for a slot fetch nothing.
+    const render = { failed: false };
     const worker = async () => {
-      // A failed source fails the render: the other workers take no more.
-      while (!failed && next < uses.length && total <= budget) {
+      while (!render.failed && next < uses.length && total <= budget) {
         const use = uses[next++];
-        let bytes: Buffer;
-        try {
-          bytes = await this.one(teamId, use, () => failed);
-        } catch (e) {
-          failed = true;
-          throw e;
-        }
+        const bytes = await this.one(teamId, use, render);
         total += bytes.length;
         // Held in memory until the render is done (and copied to its thread): one budget for all.
         if (total > budget) throw new ImageSourceFailure(`${use.path}: the images of one document are more than ${budget} bytes together (PLATEN_IMAGE_FETCH_MAX_TOTAL_BYTES)`, use.src, use.path);
@@ -108,14 +102,19 @@ export class ImageResolver {
   }
 
   /** One source's bytes, in one of the team's slots. */
-  private one(teamId: string, use: ImageSourceUse, abandoned: () => boolean): Promise<Buffer> {
+  private one(teamId: string, use: ImageSourceUse, render: { failed: boolean }): Promise<Buffer> {
     // A fresh cached image needs no request, so no slot.
     const cached = /^https?:/i.test(use.src) ? this.fetcher.fresh(use.src) : null;
     if (cached) return Promise.resolve(cached);
     const waitMs = this.opts.teamWaitMs ?? 10_000;
     const busy = () => new ImageSourceFailure(`${use.path}: your team's renders are fetching ${this.slots.limit} images at once, and none of them finished within ${waitMs} ms (PLATEN_IMAGE_FETCH_TEAM_CONCURRENCY); send fewer documents with images at once`, use.src, use.path);
-    // A render that failed while this source waited for a slot fetches it no more.
-    return this.slots.run(teamId, waitMs, busy, () => (abandoned() ? Promise.resolve(Buffer.alloc(0)) : this.fetchOne(teamId, use)));
+    const fail = (e: unknown): never => {
+      render.failed = true; // before the slot passes on
+      throw e;
+    };
+    return this.slots
+      .run(teamId, waitMs, busy, () => (render.failed ? Promise.resolve(Buffer.alloc(0)) : this.fetchOne(teamId, use).catch(fail)))
+      .catch(fail);
   }
 
   private async fetchOne(teamId: string, { src, path }: ImageSourceUse): Promise<Buffer> {
