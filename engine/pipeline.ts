@@ -30,7 +30,7 @@ import type { Template } from './template/types.ts';
 import type { FontLibrary } from './text/fonts.ts';
 import { WarningSink, type RenderWarning } from './warnings.ts';
 import { LayoutBudget, PageEstimate } from './layout/budget.ts';
-import { MAX_BAND_PASSES, PageAreas, pageFrame, placeBands, type BandContext } from './layout/document.ts';
+import { PageAreas, pageFrame, placeBands, type BandContext } from './layout/document.ts';
 import { measureAll, type MeasureContext } from './layout/measure.ts';
 import type { Box, DrawItem, Page, PNode } from './layout/nodes.ts';
 import type { BoundNode } from './template/types.ts';
@@ -98,36 +98,13 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
     const a = areas.of(i);
     return { y: a.top, height: a.height };
   };
-  // Paginate; when the bands' conditions read $page or $pages, again with the page count found
-  // until a pagination makes as many pages as it assumed (a last page's tall footer can push
-  // content onto a new last page). Content one page short of the count leaves the last page to
-  // the footer alone. Each pagination tells its own sink: only the one kept is heard.
+  // Paginate (again while the bands' rooms change with the page count: PageAreas.paginate); each
+  // pagination tells its own sink, and only the one kept is heard.
   const paginateSettled = (content: Box[], sink: WarningSink): DrawItem[][] => {
-    const once = () => {
+    const r = areas.paginate(() => {
       const paginated = new WarningSink();
       return { bodies: paginateRegions(content, frame.margin.left, regionOf, opts.limits.maxPages, frame, paginated), paginated };
-    };
-    let r = once();
-    // Counts assumed whose pagination made more pages than that.
-    const overflowed = new Set<number>();
-    for (let pass = 0; areas.varies; pass++) {
-      const count = r.bodies.length;
-      if (pass === MAX_BAND_PASSES) {
-        areas.giveUp();
-        r = once();
-        break;
-      }
-      areas.assume(count);
-      r = once();
-      if (r.bodies.length === count) break;
-      // One page short of `count`, and `count - 1` pages did not hold the content: the last
-      // page holds the bands alone.
-      if (r.bodies.length === count - 1 && overflowed.has(count - 1)) {
-        r.bodies.push([]);
-        break;
-      }
-      if (r.bodies.length > count) overflowed.add(count);
-    }
+    });
     sink.absorb(r.paginated);
     return r.bodies;
   };

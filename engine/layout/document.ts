@@ -77,7 +77,7 @@ export interface ContentArea {
 }
 
 /** Paginations at most, after the first, before every page is given the room of the tallest bands (see {@link PageAreas}). */
-export const MAX_BAND_PASSES = 4;
+const MAX_BAND_PASSES = 4;
 
 /** Whether a band's nodes hold an `if` (of a node or of table rows) that reads `$page` or `$pages`: the band's shape may then differ from page to page. */
 function readsPageInCondition(value: unknown): boolean {
@@ -96,10 +96,9 @@ function readsPageInCondition(value: unknown): boolean {
  * are the same on every page: the typical area, measured once (their text with four-digit page
  * numbers is at least as wide as with the real ones).
  *
- * The pipeline paginates with a count assumed until the pagination makes that many pages
- * (layoutDocument): a last page's tall footer can push content onto a new page, and then the page
- * before is no longer the last. When content fits one page short of the count assumed, the last
- * page holds the footer alone. Past {@link MAX_BAND_PASSES} it gives up ({@link giveUp}).
+ * {@link paginate} repeats a pagination with a count assumed until it makes that many pages: a last
+ * page's tall footer can push content onto a new page, and then the page before is no longer the
+ * last.
  */
 export class PageAreas {
   /** The area with stand-in page numbers ($page and $pages 8888): a last page of very many. */
@@ -113,6 +112,7 @@ export class PageAreas {
   private tallest: { header: number; footer: number };
   /** Once given up: the room of the tallest header and footer, on every page. */
   private uniform: ContentArea | null = null;
+  private measured: number | null = null;
 
   /**
    * @throws RenderError TEMPLATE_INVALID (path `page.margin`) when the page's margins leave less
@@ -143,8 +143,11 @@ export class PageAreas {
    */
   get measureHeight(): number {
     if (!this.varies) return this.typical.height;
-    const room = (page: number, pages: number) => this.b.frame.bodyHeight - flowHeight(bandBoxes(this.b, 'header', { page, pages })) - flowHeight(bandBoxes(this.b, 'footer', { page, pages }));
-    return Math.max(MIN_REGION, Math.min(this.typical.height, this.of(0).height, this.of(1).height, room(1, 1), room(2, 2)));
+    if (this.measured === null) {
+      const room = (page: number, pages: number) => this.b.frame.bodyHeight - flowHeight(bandBoxes(this.b, 'header', { page, pages })) - flowHeight(bandBoxes(this.b, 'footer', { page, pages }));
+      this.measured = Math.max(MIN_REGION, Math.min(this.typical.height, this.of(0).height, this.of(1).height, room(1, 1), room(2, 2)));
+    }
+    return this.measured;
   }
 
   /** The content area of page `index` (from 0). @throws RenderError TEMPLATE_INVALID when its bands leave no room. */
@@ -155,8 +158,38 @@ export class PageAreas {
     return this.area(this.headers[index], this.footers[index], index);
   }
 
+  /**
+   * Paginate with `once` (which flows the content into {@link of}'s areas); when the bands vary,
+   * again with `$pages` the count found until a pagination makes as many pages as it assumed. When
+   * one page fewer was tried and did not hold the content, and this count's pagination ends one
+   * page short, the last page holds the bands alone. After {@link MAX_BAND_PASSES} more passes
+   * every page gets the tallest bands' room.
+   * @returns the result of the pagination kept.
+   */
+  paginate<R extends { bodies: unknown[][] }>(once: () => R): R {
+    let r = once();
+    // Counts assumed whose pagination made more pages than that.
+    const overflowed = new Set<number>();
+    for (let pass = 0; this.varies; pass++) {
+      const count = r.bodies.length;
+      if (pass === MAX_BAND_PASSES) {
+        this.giveUp();
+        return once();
+      }
+      this.assume(count);
+      r = once();
+      if (r.bodies.length === count) break;
+      if (r.bodies.length === count - 1 && overflowed.has(count - 1)) {
+        r.bodies.push([]);
+        break;
+      }
+      if (r.bodies.length > count) overflowed.add(count);
+    }
+    return r;
+  }
+
   /** Measure the bands from now on with `$pages` = `count`. */
-  assume(count: number): void {
+  private assume(count: number): void {
     if (count === this.pages) return;
     this.pages = count;
     this.headers.length = 0;
@@ -164,7 +197,7 @@ export class PageAreas {
   }
 
   /** Every page gets the room of the tallest header and footer measured: paginations did not agree on a count. */
-  giveUp(): void {
+  private giveUp(): void {
     this.uniform = this.area(this.tallest.header, this.tallest.footer, null);
   }
 
@@ -189,8 +222,6 @@ export class PageAreas {
     return { top: frame.margin.top + headerHeight, height, headerHeight, footerHeight };
   }
 }
-
-const EPS = 1e-6;
 
 /**
  * The pages: each page's content items between its background and header (under) and its footer,

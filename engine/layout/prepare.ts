@@ -79,8 +79,7 @@ const named = new WeakSet<RenderError>();
 function madeFromItem(e: RenderError, item: RowItem, what: 'node' | 'row' = 'node'): RenderError {
   if (named.has(e) || e.issues.length > 1) return e;
   const raw = e.path !== undefined && e.message.startsWith(`${e.path}: `) ? e.message.slice(e.path.length + 2) : e.message;
-  const from = item.array === null ? `item ${item.index} of its each` : dataPathText([...item.array, item.index]);
-  const out = new RenderError(e.code, `${raw}; the ${what} is made from ${from}`, e.path);
+  const out = new RenderError(e.code, `${raw}; the ${what} is made from ${itemText(item)}`, e.path);
   named.add(out);
   return out;
 }
@@ -546,8 +545,12 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
  */
 function madeFrom(row: readonly BoundNode[]): string {
   const item = (row as KeptRow)[ROW_ITEM];
-  if (item === undefined) return '';
-  return item.array === null ? `; the row is made from item ${item.index} of its each` : `; the row is made from ${dataPathText([...item.array, item.index])}`;
+  return item === undefined ? '' : `; the row is made from ${itemText(item)}`;
+}
+
+/** A data item an each made something from: `data.items[7]`, or `item 7 of its each` when its list is not in the data. */
+function itemText(item: RowItem): string {
+  return item.array === null ? `item ${item.index} of its each` : dataPathText([...item.array, item.index]);
 }
 
 /**

@@ -21,15 +21,19 @@ import type { DecodedImage } from './nodes.ts';
  */
 export const MAX_SVG_DEPTH = 256;
 
-/** How deep the elements of SVG text are nested (opening tags not yet closed, at most; see {@link eachElement}). */
-function nestingDepth(text: string): number {
+/** The elements of SVG text (opening tags) and how deep they are nested (opening tags not yet closed, at most), in one pass of {@link eachElement}. */
+function elementCounts(text: string): { elements: number; depth: number } {
+  let elements = 0;
   let depth = 0;
   let deepest = 0;
   eachElement(text, (_name, closing, selfClosing) => {
     if (closing) depth = Math.max(0, depth - 1);
-    else if (!selfClosing && ++depth > deepest) deepest = depth;
+    else {
+      elements++;
+      if (!selfClosing && ++depth > deepest) deepest = depth;
+    }
   });
-  return deepest;
+  return { elements, depth: deepest };
 }
 
 /** Elements an SVG may hold when `Limits.maxSvgElements` is not set. */
@@ -204,13 +208,10 @@ function attributesOf(tag: string): Map<string, string> {
 export function decodeSvg(data: Uint8Array, limits: Pick<Limits, 'maxSvgElements'>, path: string | undefined): DecodedImage {
   let text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8').replace(/^\uFEFF/, '');
   if (/<!ENTITY/i.test(text)) throw new RenderError('IMAGE_INVALID', 'SVG declares entities (<!ENTITY>), which are not allowed', path);
-  const depth = nestingDepth(text);
+  const { elements, depth } = elementCounts(text);
   if (depth > MAX_SVG_DEPTH) throw new RenderError('LIMIT_EXCEEDED', `SVG elements are nested ${depth} levels deep, more than ${MAX_SVG_DEPTH}`, path);
   const maxElements = limits.maxSvgElements ?? DEFAULT_MAX_SVG_ELEMENTS;
-  let elements = 0;
-  for (const _ of text.matchAll(/<[\w:.-]/g)) {
-    if (++elements > maxElements) throw new RenderError('LIMIT_EXCEEDED', `SVG image has more than ${maxElements} elements`, path);
-  }
+  if (elements > maxElements) throw new RenderError('LIMIT_EXCEEDED', `SVG image has more than ${maxElements} elements`, path);
   const segments = pathSegments(text);
   const budget = svgOperatorBudget(elements);
   if (segments > budget) throw new RenderError('LIMIT_EXCEEDED', `SVG image has ${segments} path segments, more than ${budget} (200 for each of its ${elements} elements, at least 200,000)`, path);
@@ -243,14 +244,11 @@ export function decodeSvg(data: Uint8Array, limits: Pick<Limits, 'maxSvgElements
     throw new RenderError('IMAGE_INVALID', 'SVG image has no size: its <svg> element needs a viewBox, or width and height', path);
   }
   for (const [side, value] of [['width', width], ['height', height]] as const) {
-    if (value > MAX_SVG_SIDE) {
-      const shown = given[side] ? `"${attrs.get(side)!.trim()}"` : `${round(value)} pt (from its ${given.width || given.height ? `${side === 'width' ? 'height' : 'width'} and ` : ''}viewBox)`;
-      throw new RenderError('LIMIT_EXCEEDED', `SVG ${side} ${shown} exceeds ${MAX_SVG_SIDE.toLocaleString('en')} pt, the largest size an SVG image may declare`, path);
-    }
-    if (value < MIN_SVG_SIDE) {
-      const shown = given[side] ? `"${attrs.get(side)!.trim()}"` : `${value} pt (from its ${given.width || given.height ? `${side === 'width' ? 'height' : 'width'} and ` : ''}viewBox)`;
-      throw new RenderError('IMAGE_INVALID', `SVG ${side} ${shown} is below ${MIN_SVG_SIDE} pt, too small to draw`, path);
-    }
+    if (value <= MAX_SVG_SIDE && value >= MIN_SVG_SIDE) continue;
+    // As written, or as taken from the viewBox (and the other side).
+    const shown = given[side] ? `"${attrs.get(side)!.trim()}"` : `${value > MAX_SVG_SIDE ? round(value) : value} pt (from its ${given.width || given.height ? `${side === 'width' ? 'height' : 'width'} and ` : ''}viewBox)`;
+    if (value > MAX_SVG_SIDE) throw new RenderError('LIMIT_EXCEEDED', `SVG ${side} ${shown} exceeds ${MAX_SVG_SIDE.toLocaleString('en')} pt, the largest size an SVG image may declare`, path);
+    throw new RenderError('IMAGE_INVALID', `SVG ${side} ${shown} is below ${MIN_SVG_SIDE} pt, too small to draw`, path);
   }
   // Without a viewBox, the drawing's user units are CSS pixels: 50mm wide is 189 of them.
   const units = hasViewBox ? null : [userUnits(attrs.get('width')) ?? width, userUnits(attrs.get('height')) ?? height];

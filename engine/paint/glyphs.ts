@@ -5,7 +5,7 @@
  */
 import type PDFDocument from 'pdfkit';
 import type { FontFace } from '../text/fonts.ts';
-import type { Line, LineRun, Piece } from '../text/paragraph.ts';
+import { spacedAdvance, type Line, type LineRun, type Piece } from '../text/paragraph.ts';
 import { EmbeddedFace } from './fonts.ts';
 import bidiModule from 'bidi-js';
 
@@ -116,8 +116,8 @@ export function tjArray(f: EmbeddedFace, face: FontFace, run: LineRun, mirrored?
       out += f.code(g.id, piece.run.codePoints[i]);
       let adjust = (g.advanceWidth - advances[i]) * unitScale + dx;
       if (piece.space) adjust -= spaceExtra;
-      // Negative letter spacing takes a glyph's advance down to 0, never past it (paragraph.ts spacedWidth).
-      adjust -= (letterExtra < 0 ? Math.max(letterExtra, -advances[i] * unitScale) : letterExtra) + spread;
+      const advance = advances[i] * unitScale;
+      adjust -= spacedAdvance(advance, letterExtra) - advance + spread;
       if (original !== null) {
         out += `>${adjust > 0.05 || adjust < -0.05 ? num(Math.round(adjust * 10) / 10) : ''}] TJ EMC [`;
         open = false;

@@ -13,7 +13,7 @@
 import type { Glyph } from 'fontkit';
 import { RenderError } from '../errors.ts';
 import type { ClipRect, DecodedImage, DrawItem, Page } from '../layout/nodes.ts';
-import type { LineRun, RGB } from '../text/paragraph.ts';
+import { spacedAdvance, type LineRun, type RGB } from '../text/paragraph.ts';
 import { canvasModule, type Canvas, type Ctx, type SkiaImage, type SkiaPath } from './canvas.ts';
 import { encodeOpaquePng, type PngEffort } from './png.ts';
 
@@ -434,9 +434,7 @@ function drawText(p: RasterPainter, x: number, y: number, run: LineRun): void {
       const path = glyphPath(glyphs[i]);
       p.use([k, 0, 0, -k, pen + dx, y - dy]);
       ctx.fill(path, 'nonzero');
-      // Negative letter spacing takes a glyph's advance down to 0, never past it (paragraph.ts spacedWidth).
-      const spaced = advances[i] * k + st.letterSpacing;
-      pen += (st.letterSpacing < 0 ? Math.max(0, spaced) : spaced) + extra;
+      pen += spacedAdvance(advances[i] * k, st.letterSpacing) + extra;
     }
   }
   if (st.decoration !== 'none') {

@@ -296,9 +296,10 @@ function expandEach(n: Obj, scope: Scope, ctx: Ctx, path: string, depth: number,
     // A pass that made nothing still counts: else an each with no content loops unbounded (nested, n^2).
     if (out.length === first) countNode(ctx, contentPath);
     // A node an inner each made keeps its own (nearer) item.
+    const item: RowItem = { array: arrayPath, index: i };
     for (let k = first; k < out.length; k++) {
       const node = out[k] as { [EACH_ITEM]?: RowItem };
-      if (node[EACH_ITEM] === undefined) node[EACH_ITEM] = { array: arrayPath, index: i };
+      if (node[EACH_ITEM] === undefined) node[EACH_ITEM] = item;
     }
   }
 }

@@ -167,11 +167,17 @@ function dictionaryBreaks(full: string): Set<number> | null {
 }
 
 /**
- * Width in points of glyphs [from, to) of `run` at `size` with `letterSpacing` (points) after each.
- * Negative spacing tightens a glyph's advance down to 0 and no further: the pen never moves back,
- * so tightened text still stays inside the width it is measured at (paint and raster follow the same
- * rule).
+ * A glyph's advance with `letterSpacing` added (both in one unit: points, or thousandths of an
+ * em). Negative spacing tightens it down to 0 and no further: the pen never moves back, so
+ * tightened text stays inside the width it is measured at. Measuring, PDF paint and raster all
+ * use this.
  */
+export function spacedAdvance(advance: number, letterSpacing: number): number {
+  const spaced = advance + letterSpacing;
+  return letterSpacing < 0 && spaced < 0 ? 0 : spaced;
+}
+
+/** Width in points of glyphs [from, to) of `run` at `size` with `letterSpacing` (points) after each ({@link spacedAdvance}). */
 export function spacedWidth(run: GlyphRun, from: number, to: number, unitsPerEm: number, size: number, letterSpacing: number): number {
   const k = size / unitsPerEm;
   if (letterSpacing >= 0) {
@@ -180,7 +186,7 @@ export function spacedWidth(run: GlyphRun, from: number, to: number, unitsPerEm:
     return units * k + letterSpacing * (to - from);
   }
   let width = 0;
-  for (let g = from; g < to; g++) width += Math.max(0, run.advances[g] * k + letterSpacing);
+  for (let g = from; g < to; g++) width += spacedAdvance(run.advances[g] * k, letterSpacing);
   return width;
 }
 
