@@ -150,12 +150,9 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   prepare.flow = null;
   prepare.tags = null;
   prepare.structParent = null;
-  // measure
-  let boxes: Box[] | null = measureAll(prepared, frame.contentWidth, measure, areas.measureHeight);
+  // measure and paginate
+  const bodies = measureAndPaginate(prepared, areas, measure, frame.contentWidth, paginateSettled, warnings);
   prepared = null;
-  // paginate
-  const bodies = paginateSettled(boxes, warnings);
-  boxes = null;
   // internal links to ids no node has
   const anchors = anchorPages(bodies);
   for (const link of links) {
@@ -164,6 +161,33 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   // bands
   const pages = placeBands(bands, areas, bodies, { missing, unformatted });
   return { pages, warnings: warnings.list() };
+}
+
+/** Measurings at most, after the first, for pages whose bands leave less room than the content was measured for. */
+const MAX_REMEASURES = 2;
+
+/**
+ * Measure the prepared content for the room `areas` gives it, and paginate it. When the bands vary
+ * from page to page, a page the measuring did not foresee (a header on `$page == 3` only) can have
+ * less room than the content was measured for, and an image or a fixed-height box measured for
+ * the other pages would run past its bottom: the content is then measured again for that page's
+ * room and paginated again (at most {@link MAX_REMEASURES} times). The budget counts the first
+ * measuring; only the kept one's warnings are heard.
+ */
+function measureAndPaginate(prepared: PNode[], areas: PageAreas, measure: MeasureContext, width: number, paginateSettled: (content: Box[], sink: WarningSink) => DrawItem[][], warnings: WarningSink): DrawItem[][] {
+  let height = areas.measureHeight;
+  const once = (ctx: MeasureContext, sink: WarningSink) => paginateSettled(measureAll(prepared, width, ctx, height), sink);
+  let sink = new WarningSink();
+  let bodies = once({ ...measure, warnings: sink }, sink);
+  for (let pass = 0; areas.varies && pass < MAX_REMEASURES; pass++) {
+    const least = areas.smallest(bodies.length);
+    if (least >= height) break;
+    height = least;
+    sink = new WarningSink();
+    bodies = once({ ...measure, budget: null, warnings: sink }, sink);
+  }
+  warnings.absorb(sink);
+  return bodies;
 }
 
 /** Options of {@link renderDocument}: those of renderPdf (engine/index.ts). */

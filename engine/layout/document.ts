@@ -145,17 +145,40 @@ export class PageAreas {
     if (!this.varies) return this.typical.height;
     if (this.measured === null) {
       const room = (page: number, pages: number) => this.b.frame.bodyHeight - flowHeight(bandBoxes(this.b, 'header', { page, pages })) - flowHeight(bandBoxes(this.b, 'footer', { page, pages }));
-      this.measured = Math.max(MIN_REGION, Math.min(this.typical.height, this.of(0).height, this.of(1).height, room(1, 1), room(2, 2)));
+      // A last page whose bands leave no room holds none of the content (see of): not a room to measure for.
+      const rooms = [this.typical.height, this.of(0).height, this.of(1).height, room(1, 1), room(2, 2)].filter((h) => h >= MIN_REGION);
+      this.measured = Math.min(...rooms);
     }
     return this.measured;
   }
 
-  /** The content area of page `index` (from 0). @throws RenderError TEMPLATE_INVALID when its bands leave no room. */
+  /**
+   * The content area of page `index` (from 0). The last page of the count assumed may hold the
+   * bands alone (a height of 0: the content goes on to the next page) when they leave it no room
+   * but do not overlap: a first-page letterhead and a last-page totals footer that do not fit on
+   * one page together make a document of two pages.
+   * @throws RenderError TEMPLATE_INVALID when the bands of another page leave no room.
+   */
   of(index: number): ContentArea {
     if (!this.varies) return this.typical;
     if (this.uniform) return this.uniform;
     if (this.headers[index] === undefined) this.measure(index);
-    return this.area(this.headers[index], this.footers[index], index);
+    const header = this.headers[index];
+    const footer = this.footers[index];
+    if (index === this.pages - 1 && this.b.frame.bodyHeight - header - footer < MIN_REGION && header + footer <= this.b.frame.bodyHeight) {
+      return { top: this.b.frame.margin.top + header, height: 0, headerHeight: header, footerHeight: footer };
+    }
+    return this.area(header, footer, index);
+  }
+
+  /** The smallest content area of a document of `count` pages, over the pages that hold content (points). */
+  smallest(count: number): number {
+    let least = Infinity;
+    for (let i = 0; i < count; i++) {
+      const h = this.of(i).height;
+      if (h > 0 && h < least) least = h;
+    }
+    return least;
   }
 
   /**

@@ -414,7 +414,7 @@ export function paginate(boxes: Box[], x: number, y: number, regionHeight: numbe
 /**
  * Cut the content boxes into pages whose content areas may differ (a first page's letterhead
  * takes more of it than the header of the pages after it): page `i` (from 0) flows into
- * `regionOf(i)`, at x.
+ * `regionOf(i)`, at x; a region 0 points high holds nothing (a page with its bands alone).
  * @returns the draw items of each page's content area.
  * @throws RenderError LIMIT_EXCEEDED (path `content`) past `maxPages`.
  */
@@ -428,6 +428,11 @@ export function paginateRegions(boxes: Box[], x: number, regionOf: (index: numbe
     }
     const items: DrawItem[] = [];
     const { y, height } = regionOf(pages.length);
+    if (height <= 0) {
+      // A page that holds its bands alone.
+      pages.push(items);
+      continue;
+    }
     if (ctx === null || ctx.regionHeight !== height) ctx = flowContext(height, page, warnings);
     const r = flow(rest, x, y, height, true, items, ctx);
     if (r.rest && r.rest.length === rest.length && r.rest[0] === rest[0] && items.length === 0 && rest[0].kind !== 'pageBreak') {

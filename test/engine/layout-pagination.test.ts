@@ -248,3 +248,41 @@ test('bands on $pages: no empty page is added when fewer pages hold the content;
   assert.ok(img.y > lastHead.y, `image at ${img.y}, letterhead down to ${lastHead.y}`);
   if (firstFoot) assert.ok(img.y + img.height < firstFoot.y - 10, `image down to ${img.y + img.height}, footer from ${firstFoot.y}`);
 });
+
+test('a first-page letterhead and a last-page footer that do not fit on one page together make two pages: the content under the letterhead, the footer on a page of its own', async () => {
+  const lines = (n: number, p: string) => Array.from({ length: n }, (_, i) => `${p}${i}`).join('\n');
+  const r = await render({
+    page: { size: [300, 400], margin: 20 },
+    header: [{ if: { eq: ['$page', 1] }, then: [{ text: lines(14, 'H') }] }],
+    footer: [{ if: { eq: ['$page', '{{$pages}}'] }, then: [{ text: lines(14, 'F') }] }],
+    content: [{ text: 'hello' }, { text: 'world' }],
+  });
+  assert.equal(r.pages, 2);
+  const [first, second] = r.doc.pages.map((p) => textLines(p));
+  assert.deepEqual(first.map((l) => l.text), [...lines(14, 'H').split('\n'), 'hello', 'world']);
+  assert.deepEqual(second.map((l) => l.text), lines(14, 'F').split('\n'));
+  for (const l of first) assert.ok(l.y <= 380, `page 1: "${l.text}" at ${l.y}, past the bottom margin`);
+  // A letterhead that leaves no room on its own is still the template's fault.
+  await assert.rejects(
+    render({ page: { size: [300, 400], margin: 20 }, header: [{ if: { eq: ['$page', 1] }, then: [{ text: lines(29, 'H') }] }], content: [{ text: 'hello' }] }),
+    (e: { code?: string; path?: string; message: string }) => e.code === 'TEMPLATE_INVALID' && e.path === 'header' && /of page 1 leave/.test(e.message),
+  );
+});
+
+test('a header on one page in the middle (page 3) that leaves less room than the others: an image and a fixed-height box measured for the other pages are made to fit it', async () => {
+  const png = `data:image/png;base64,${encodePng(10, 100, () => [255, 0, 0, 255]).toString('base64')}`;
+  const head = Array.from({ length: 10 }, (_, i) => `H${i}`).join('\n');
+  const header = [{ if: { eq: ['$page', 3] }, then: [{ text: head }] }];
+  const filler = { text: Array.from({ length: 50 }, (_, i) => `L${i}`).join('\n') };
+  const r = await render({ page: { size: [300, 400], margin: 20 }, header, content: [filler, { image: png, width: 200 }, { text: 'after' }] });
+  const ops = await pdfOperators(r.pdf);
+  const onPage3 = ops[2].images;
+  assert.equal(onPage3.length, 1, 'the image is on page 3');
+  const lastHead = textLines(r.doc.pages[2]).filter((l) => /^H\d$/.test(l.text)).at(-1)!;
+  const img = onPage3[0];
+  assert.ok(img.y > lastHead.y && img.y + img.height <= 380 + 0.5, `the image spans ${img.y}..${img.y + img.height}: page 3 has ${lastHead.y}..380`);
+  const boxed = await render({ page: { size: [300, 400], margin: 20 }, header, content: [filler, { stack: [{ text: 'boxed' }], height: 360, backgroundColor: '#00ff00' }] });
+  const fills = (await pdfOperators(boxed.pdf))[2].filledBoxes;
+  assert.equal(fills.length, 1, 'the box is on page 3');
+  assert.ok(fills[0].y > lastHead.y && fills[0].y + fills[0].height <= 380 + 0.5, `the box spans ${fills[0].y}..${fills[0].y + fills[0].height}: page 3 has ${lastHead.y}..380`);
+});
