@@ -341,15 +341,22 @@ export function templateFields(t: Template): TemplateField[] {
         break;
     }
   }
-  // A path other names go through is an object (`a.b`, `a["b"]`) or an array (`a[]`, `a[0]`).
+  // A path other names go through is an object (`a.b`, `a["b"]`) or an array (`a[]`, `a[0]`). In
+  // sorted order the names a name is a prefix of come right after it; a stack of the names that
+  // are prefixes of the current one gives each name its nearest such prefix, which is all that is
+  // needed: a shorter prefix was told when that nearest one was. (Comparing every pair took 2 s for
+  // a template of 19,000 fields.)
   const names = [...c.fields.keys()];
-  for (const name of names) {
-    for (const other of names) {
-      if (other.length <= name.length || !other.startsWith(name)) continue;
-      const next = other[name.length];
-      if (next === '.') c.add(name, 'object');
-      else if (next === '[') c.add(name, other[name.length + 1] === '"' ? 'object' : 'array');
+  const prefixes: string[] = [];
+  for (const name of [...names].sort()) {
+    while (prefixes.length > 0 && !name.startsWith(prefixes[prefixes.length - 1])) prefixes.pop();
+    const parent = prefixes[prefixes.length - 1];
+    if (parent !== undefined) {
+      const next = name[parent.length];
+      if (next === '.') c.add(parent, 'object');
+      else if (next === '[') c.add(parent, name[parent.length + 1] === '"' ? 'object' : 'array');
     }
+    prefixes.push(name);
   }
   return names.map((name) => ({ name, type: resolve(c.fields.get(name)!) }));
 }
