@@ -15,6 +15,9 @@ import { DEFAULT_RENDER_YOUNG_MB } from './render/heap.ts';
 import { DEFAULT_HOST_LOOKUP_LIMITS, type HostLookupLimits } from './services/host-lookup.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
 
+/** Template definitions validated on the HTTP thread at most, bytes of JSON text (PLATEN_CHECK_IN_THREAD_BYTES; longer ones on a render thread). */
+export const DEFAULT_CHECK_IN_THREAD_BYTES = 64 * 1024;
+
 /** Objects and arrays one template definition may hold by default (PLATEN_MAX_TEMPLATE_NODES). */
 export const DEFAULT_MAX_TEMPLATE_NODES = 20_000;
 
@@ -80,6 +83,8 @@ export interface Config {
   renderSlowMs: number;
   /** Budget of the engine's caches in each render thread, MiB. */
   engineCacheMb: number;
+  /** Template definitions longer than this many bytes of JSON are validated on a render thread, not the HTTP thread. */
+  checkInThreadBytes: number;
   jobConcurrency: number;
   /** Starts of a job (renders that crashed, or were cut short by the process stopping) before it fails for good. */
   jobMaxAttempts: number;
@@ -184,6 +189,7 @@ const envSchema = z.object({
   PLATEN_RENDER_TEAM_THREADS: int(1, 256).optional(),
   PLATEN_RENDER_SLOW_MS: int(0, 24 * 3_600_000).default(1000),
   PLATEN_ENGINE_CACHE_MB: int(1, 1024 * 1024).optional(),
+  PLATEN_CHECK_IN_THREAD_BYTES: int(0, 1024 * 1024 * 1024).default(DEFAULT_CHECK_IN_THREAD_BYTES),
   PLATEN_JOB_CONCURRENCY: int(1, 10_000).optional(),
   PLATEN_JOB_MAX_ATTEMPTS: int(1, 1000).default(2),
   PLATEN_ROLE: z.enum(['api', 'worker', 'all'], { message: 'must be api, worker or all' }).default('all'),
@@ -338,6 +344,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderTeamThreads: e.PLATEN_RENDER_TEAM_THREADS ?? Math.max(1, renderThreads - 1),
     renderSlowMs: e.PLATEN_RENDER_SLOW_MS,
     engineCacheMb,
+    checkInThreadBytes: e.PLATEN_CHECK_IN_THREAD_BYTES,
     jobConcurrency: e.PLATEN_JOB_CONCURRENCY ?? 2 * renderThreads,
     jobMaxAttempts: e.PLATEN_JOB_MAX_ATTEMPTS,
     role: e.PLATEN_ROLE,

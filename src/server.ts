@@ -72,7 +72,7 @@ export async function startServer(config: Config, log: Logger = createLogger()):
   const pool = new RenderPool(
     config.renderThreads,
     config.fontDirs,
-    { memoryMb: config.renderMemoryMb, youngMb: config.renderYoungMb, timeoutMs: config.renderTimeoutMs, recycleMb: config.renderRecycleMb, teamThreads: config.renderTeamThreads, slowMs: config.renderSlowMs, cacheMb: config.engineCacheMb },
+    { memoryMb: config.renderMemoryMb, youngMb: config.renderYoungMb, timeoutMs: config.renderTimeoutMs, recycleMb: config.renderRecycleMb, teamThreads: config.renderTeamThreads, slowMs: config.renderSlowMs, cacheMb: config.engineCacheMb, checkInThreadBytes: config.checkInThreadBytes },
     log,
     config.engineLimits,
   );

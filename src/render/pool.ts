@@ -15,13 +15,13 @@ import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { Piscina } from 'piscina';
 import { DEFAULT_CACHE_MB, DEFAULT_LIMITS, type Limits, type PdfVariant, type Protection, type RenderWarning } from '../../engine/index.ts';
-import type { EngineLimits } from '../config.ts';
+import { DEFAULT_CHECK_IN_THREAD_BYTES, type EngineLimits } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { FairQueue, type Release } from './fair-queue.ts';
 import { DEFAULT_RENDER_MEMORY_MB, DEFAULT_RENDER_YOUNG_MB, RENDER_V8_FLAGS, renderResourceLimits } from './heap.ts';
-import type { ImageTask, RenderOutcome, RenderTask, RenderWorkerData, ThreadReady } from './task.ts';
+import type { CheckOutcome, CheckTask, ImageTask, RenderOutcome, RenderTask, RenderWorkerData, ThreadReady } from './task.ts';
 
-export type { ImageTask } from './task.ts';
+export type { CheckOutcome, CheckTask, ImageTask } from './task.ts';
 
 // V8 flags are per process and these are read at allocation time: set when this module loads, they
 // hold for every render thread started afterwards (and for the main thread).
@@ -67,11 +67,18 @@ export interface RenderLimits {
   slowMs: number;
   /** Budget of the engine's caches (shaped words, font subsets, images, ...) in one thread, MiB (PLATEN_ENGINE_CACHE_MB). */
   cacheMb: number;
+  /**
+   * Template definitions whose JSON text is longer than this many bytes are validated (and data
+   * checked against them) on a render thread, not on the HTTP thread (PLATEN_CHECK_IN_THREAD_BYTES):
+   * a small one takes a few ms here, where it needs no wait for a thread.
+   */
+  checkInThreadBytes: number;
 }
+
 
 /** Defaults for `threads` render threads. */
 export function defaultRenderLimits(threads: number): RenderLimits {
-  return { memoryMb: DEFAULT_RENDER_MEMORY_MB, youngMb: DEFAULT_RENDER_YOUNG_MB, timeoutMs: 30_000, recycleMb: 256, teamThreads: Math.max(1, threads - 1), slowMs: 1000, cacheMb: DEFAULT_CACHE_MB };
+  return { memoryMb: DEFAULT_RENDER_MEMORY_MB, youngMb: DEFAULT_RENDER_YOUNG_MB, timeoutMs: 30_000, recycleMb: 256, teamThreads: Math.max(1, threads - 1), slowMs: 1000, cacheMb: DEFAULT_CACHE_MB, checkInThreadBytes: DEFAULT_CHECK_IN_THREAD_BYTES };
 }
 
 /** One render's input. `now`: `$now` and the creation date (default: the current time). */
@@ -141,15 +148,29 @@ class RenderThread {
 
   /** Render `task` with the deadline. @throws RenderFailure (the thread is replaced when the failure was the thread's) */
   async render(task: RenderTask): Promise<RenderOutcome> {
+    const out = await this.run<RenderOutcome>(task, undefined);
+    if (typeof out?.ok !== 'boolean') throw new RenderFailure('RENDER_ERROR', 'the render thread returned no result');
+    return out;
+  }
+
+  /** Validate a definition (and check data against it) with the deadline. @throws RenderFailure as {@link render} */
+  async check(task: CheckTask): Promise<CheckOutcome> {
+    const out = await this.run<CheckOutcome>(task, 'check');
+    if (out === undefined || !('definitionErrors' in out)) throw new RenderFailure('RENDER_ERROR', 'the render thread returned no result');
+    return out;
+  }
+
+  /** Run the worker's task `name` (its default export when undefined) under the deadline, memory and priority rules. */
+  private async run<T extends { heapMb?: number }>(task: unknown, name: string | undefined): Promise<T | undefined> {
     await this.ready;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), this.limits.timeoutMs);
     let lowered = false;
     const tid = this.tid;
     const slow = tid === null || this.limits.slowMs === 0 ? undefined : setTimeout(() => (lowered = setThreadPriority(tid, SLOW_RENDER_NICE)), this.limits.slowMs);
-    let out: RenderOutcome | undefined;
+    let out: T | undefined;
     try {
-      out = (await this.pool.run(task, { signal: deadline.signal })) as RenderOutcome | undefined;
+      out = (await this.pool.run(task, { signal: deadline.signal, name })) as T | undefined;
     } catch (e) {
       const failure = this.failureOf(e, deadline.signal.aborted);
       this.log?.warn({ code: failure.code, err: e }, 'render thread stopped; starting another');
@@ -168,7 +189,6 @@ class RenderThread {
       replace = true;
     }
     if (replace) this.replace();
-    if (typeof out?.ok !== 'boolean') throw new RenderFailure('RENDER_ERROR', 'the render thread returned no result');
     return out;
   }
 
@@ -291,6 +311,26 @@ export class RenderPool {
       const result = await render({ definitionJson, data, now: options.now, pdfVariant: options.pdfVariant, watermark: options.watermark, image: options.image, images: options.images, protection: options.protection });
       return { ...result, ms: performance.now() - start };
     });
+  }
+
+  /**
+   * Validate `task.definitionJson` as a template, and check `task.data` against it when given, on
+   * a thread in `team`'s fair share, like a render: validating a large definition takes the CPU
+   * time of a render (0.4 s for 10 MB of valid nodes, 2 s when each is faulty), which must not
+   * stall the HTTP thread.
+   * @returns the definition's faults, else the data's (each null when there are none).
+   * @throws RenderFailure when the thread is stopped (RENDER_TIMEOUT, RENDER_MEMORY, RENDER_CRASHED).
+   */
+  async check(task: CheckTask, team: string): Promise<CheckOutcome> {
+    const release = await this.queue.acquire(team);
+    const thread = this.idle.pop()!;
+    const start = performance.now();
+    try {
+      return await thread.check(task);
+    } finally {
+      this.noteSpeed(team, performance.now() - start, true);
+      this.giveBack(thread, release);
+    }
   }
 
   /**

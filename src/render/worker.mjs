@@ -6,3 +6,4 @@ register();
 const task = await import('./task.ts');
 export default task.default;
 export const ready = task.ready;
+export const check = task.check;

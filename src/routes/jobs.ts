@@ -72,7 +72,7 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
     // Image output takes templates of either type and checks the image's size instead.
     const { definition } =
       body.output === 'pdf'
-        ? await checkRequest(s.db, teamId, { ...body, export_type: 'url' }, s.pool.engineLimits)
+        ? await checkRequest(s.db, s.pool, teamId, { ...body, export_type: 'url' })
         : await checkImageRequest(s, teamId, { ...body, scale: body.scale ?? 2 }, s.config.maxImageOutputPixels);
     if (body.webhook_url !== undefined) {
       const problem = await webhookUrlProblem(body.webhook_url, s.config.webhookAllowPrivate);

@@ -129,7 +129,7 @@ function full(row: Parameters<typeof toTemplateJson>[0]) {
 
 export function templateRoutes(s: Services): OpenAPIHono<AppEnv> {
   const app = newRouter();
-  const templateLimits = { maxNodes: s.config.maxTemplateNodes, maxTeamStorageBytes: s.config.maxTeamStorageBytes };
+  const templateLimits = { maxNodes: s.config.maxTemplateNodes, maxTeamStorageBytes: s.config.maxTeamStorageBytes, pool: s.pool };
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
     return c.json(full(await createTemplate(s.db, c.get('teamId'), body, templateLimits)), 201);

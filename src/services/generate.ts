@@ -6,9 +6,9 @@
  */
 import type { Db } from '../../db/database.ts';
 import type { Logger } from '../logger.ts';
-import { checkData, RenderError, type Limits, type RenderWarning } from '../../engine/index.ts';
+import type { RenderWarning } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
-import { definitionCache } from '../render/definitions.ts';
+import { checkStoredData } from './definition-check.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import { protectionOf, withPdfUa, type CreatePdfBody } from '../schemas/pdf.ts';
 import { debitSyncGeneration, refundSyncGeneration, settleSyncGeneration } from './credits.ts';
@@ -50,34 +50,13 @@ export function s3UploadFailed(e: S3Failure, bucket: string, key: string): ApiEr
  * Everything that can refuse a request without costing a credit (§5, §7.1).
  * @returns the definition to render, and the S3 integration to upload with when the request goes to S3 (else null).
  */
-export async function checkRequest(db: Db, teamId: string, req: CreatePdfBody, limits: Pick<Limits, 'maxDataDepth'>): Promise<{ definition: string; integration: S3IntegrationRow | null }> {
+export async function checkRequest(db: Db, pool: RenderPool, teamId: string, req: CreatePdfBody): Promise<{ definition: string; integration: S3IntegrationRow | null }> {
   const template = await getTemplate(db, teamId, req.template_id);
   if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; use the image endpoint`);
   const definition = await definitionFor(db, template, req.version);
-  checkDataFor(definition, req.data, req.template_id, limits);
+  await checkStoredData(pool, teamId, definition, req.data, req.template_id);
   // pdf_ua goes into the definition rendered (and stored with a job): the template's pdfUa.
   return { definition: withPdfUa(definition, req), integration: wantsS3(req) ? await requireS3Integration(db, teamId) : null };
-}
-
-// The data check validates each stored definition once, not on every request.
-const parsedDefinition = definitionCache();
-
-/**
- * Data of the wrong shape for the template (an `each` over something that is not a list, data
- * nested too deep) is the caller's fault: 400 VALIDATION_ERROR with paths `data.<path>` before any
- * credit moves. A stored definition that no longer validates is refused the same way, naming it.
- */
-export function checkDataFor(definitionJson: string, data: unknown, templateId: string, limits: Pick<Limits, 'maxDataDepth'>): void {
-  let faults;
-  try {
-    faults = checkData(parsedDefinition(definitionJson), data, { maxDataDepth: limits.maxDataDepth });
-  } catch (e) {
-    if (e instanceof RenderError && e.code === 'TEMPLATE_INVALID') {
-      throw validationError([{ path: 'template_id', message: `the stored template ${templateId} no longer validates (${e.message}); correct it with PUT /v1/templates/${templateId}` }]);
-    }
-    throw e;
-  }
-  if (faults.length > 0) throw validationError(faults.map((f) => ({ path: f.path, message: f.message })));
 }
 
 /**
@@ -107,7 +86,7 @@ export async function renderOrRefund<T>(db: Db, teamId: string, pendingId: numbe
 /** POST /v1/pdf/create. @throws ApiError per §7.1. */
 export async function generateSync(deps: GenerateDeps, teamId: string, req: CreatePdfBody): Promise<SyncResult> {
   const protection = protectionOf(req);
-  const { definition, integration } = await checkRequest(deps.db, teamId, req, deps.pool.engineLimits);
+  const { definition, integration } = await checkRequest(deps.db, deps.pool, teamId, req);
   // URL and asset images are fetched before the debit: a source that cannot be had costs nothing.
   const images = await resolveImages(deps.images, teamId, definition, req.data);
   const filename = `${req.filename}.pdf`;

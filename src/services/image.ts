@@ -12,7 +12,8 @@ import { ApiError, validationError } from '../errors.ts';
 import type { ImageTask, RenderPool } from '../render/pool.ts';
 import { IMAGE_EXTENSIONS, type CreateImageBody } from '../schemas/image.ts';
 import { debitSyncGeneration } from './credits.ts';
-import { checkDataFor, renderOrRefund, wantsS3 } from './generate.ts';
+import { renderOrRefund, wantsS3 } from './generate.ts';
+import { checkStoredData } from './definition-check.ts';
 import type { FileStore } from './files.ts';
 import { requireS3Integration, type S3IntegrationRow } from './integrations.ts';
 import { s3Location, type S3Storage } from './s3.ts';
@@ -91,7 +92,7 @@ export async function checkImageRequest(
 ): Promise<{ definition: string; integration: S3IntegrationRow | null }> {
   const template = await getTemplate(deps.db, teamId, req.template_id);
   const definition = await definitionFor(deps.db, template, req.version);
-  checkDataFor(definition, req.data, req.template_id, deps.pool.engineLimits);
+  await checkStoredData(deps.pool, teamId, definition, req.data, req.template_id);
   checkImageSize(definition, req.scale, maxPixels);
   return { definition, integration: wantsS3(req) ? await requireS3Integration(deps.db, teamId) : null };
 }

@@ -4,13 +4,14 @@
  * POST /v1/templates does (400 VALIDATION_ERROR, paths `definition.<path>`).
  */
 import type { Db } from '../../db/database.ts';
-import { checkData, DEFAULT_MAX_IMAGE_PIXELS, RenderError, templateFields, validateTemplate, type TemplateField, type RenderWarning } from '../../engine/index.ts';
+import { DEFAULT_MAX_IMAGE_PIXELS, templateFields, type TemplateField, type RenderWarning } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
+import { checkDefinition, noLongerValid } from './definition-check.ts';
 import { RenderFailure, type ImageTask, type RenderPool } from '../render/pool.ts';
 import { checkImageSize, pageError } from './image.ts';
 import type { PreviewBody } from '../schemas/preview.ts';
 import { DEFAULT_MAX_TEMPLATE_NODES } from '../config.ts';
-import { checkDefinitionSize, definitionFor, getTemplate } from './templates.ts';
+import { checkDefinitionSize, definitionFaults, definitionFor, getTemplate } from './templates.ts';
 import { resolveImages, type ImageResolver } from './image-sources.ts';
 
 /** The mark drawn across every page of a preview. */
@@ -29,29 +30,20 @@ export interface PreviewResult {
   renderMs: number;
 }
 
-/** @throws ApiError 400 VALIDATION_ERROR with `definition.<path>` for every fault (as POST /v1/templates), `definition` past `maxNodes` objects and arrays. */
-function checkedDefinition(definition: Record<string, unknown>, maxNodes: number): string {
-  checkDefinitionSize(definition, maxNodes);
-  const v = validateTemplate(definition);
-  if (!v.ok) throw validationError(v.errors.map((e) => ({ path: e.path ? `definition.${e.path}` : 'definition', message: e.message })));
-  return JSON.stringify(definition);
-}
-
 /**
- * Data of the wrong shape for the template: 400 VALIDATION_ERROR with `data.<path>`, as
- * POST /v1/pdf/create answers; a stored definition that no longer validates names `template_id`.
+ * The definition to preview, as JSON text, once it and the data are known to be valid (on a render
+ * thread when the definition is large: services/definition-check.ts).
+ * @throws ApiError 400 VALIDATION_ERROR with `definition.<path>` for every fault of an inline
+ *   definition (as POST /v1/templates answers), `definition` past `maxNodes` objects and arrays;
+ *   `template_id` for a stored definition that no longer validates; `data.<path>` for data of the
+ *   wrong shape, as POST /v1/pdf/create answers.
  */
-function checkDataOf(definition: unknown, data: unknown, templateId: string | undefined): void {
-  let faults;
-  try {
-    faults = checkData(definition, data);
-  } catch (e) {
-    if (e instanceof RenderError && e.code === 'TEMPLATE_INVALID' && templateId !== undefined) {
-      throw validationError([{ path: 'template_id', message: `the stored template ${templateId} no longer validates (${e.message}); correct it with PUT /v1/templates/${templateId}` }]);
-    }
-    throw e;
+async function checkedPreview(pool: RenderPool, teamId: string, definitionJson: string, data: unknown, templateId: string | undefined): Promise<void> {
+  const found = await checkDefinition(pool, teamId, definitionJson, data);
+  if (found.definitionErrors) {
+    throw templateId === undefined ? definitionFaults(found.definitionErrors) : noLongerValid(templateId, found.definitionErrors);
   }
-  if (faults.length > 0) throw validationError(faults.map((f) => ({ path: f.path, message: f.message })));
+  if (found.dataFaults) throw validationError(found.dataFaults.map((f) => ({ path: f.path, message: f.message })));
 }
 
 /**
@@ -69,15 +61,15 @@ export async function renderPreview(
   const png = req.format === 'png';
   let definitionJson: string;
   if (req.definition !== undefined) {
-    definitionJson = checkedDefinition(req.definition, deps.maxTemplateNodes ?? DEFAULT_MAX_TEMPLATE_NODES);
+    checkDefinitionSize(req.definition, deps.maxTemplateNodes ?? DEFAULT_MAX_TEMPLATE_NODES);
+    definitionJson = JSON.stringify(req.definition);
   } else {
     const template = await getTemplate(deps.db, teamId, req.template_id!);
     if (template.type === 'image' && !png) throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; preview it with "format": "png"`);
     definitionJson = await definitionFor(deps.db, template, req.version);
   }
-  const definition = req.definition ?? JSON.parse(definitionJson);
   const data = req.data ?? {};
-  checkDataOf(definition, data, req.template_id);
+  await checkedPreview(deps.pool, teamId, definitionJson, data, req.template_id);
   const maxPixels = deps.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS;
   const image: ImageTask | undefined = png ? { format: 'png', scale: req.scale ?? 2, page: req.page ?? 1, maxPixels, effort: 'fast' } : undefined;
   if (image) checkImageSize(definitionJson, image.scale, maxPixels);
@@ -85,7 +77,7 @@ export async function renderPreview(
   const images = await resolveImages(deps.images, teamId, definitionJson, data);
   try {
     const result = await deps.pool.render(definitionJson, data, { team: teamId, watermark: PREVIEW_MARK, image, images });
-    const fields = templateFields(definition);
+    const fields = templateFields(req.definition ?? JSON.parse(definitionJson));
     const painted = image && result.image ? { page: image.page, width: result.image.width, height: result.image.height } : undefined;
     return { pdf: result.pdf, image: painted, pages: result.pages, warnings: result.warnings, fields, renderMs: result.ms };
   } catch (e) {

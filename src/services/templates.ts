@@ -8,7 +8,9 @@ import { and, count, desc, eq, max, sql } from 'drizzle-orm';
 import type { Db, Tables } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { perDatabase } from '../../db/prepared.ts';
-import { templateFields, validateTemplate } from '../../engine/index.ts';
+import { templateFields } from '../../engine/index.ts';
+import type { RenderPool } from '../render/pool.ts';
+import { checkDefinition } from './definition-check.ts';
 import { DEFAULT_MAX_TEAM_STORAGE_BYTES, DEFAULT_MAX_TEMPLATE_NODES } from '../config.ts';
 import { ApiError, validationError, type FieldError } from '../errors.ts';
 import { checkTeamStorage } from './team-storage.ts';
@@ -52,15 +54,27 @@ export function checkDefinitionSize(definition: unknown, max: number): void {
   }
 }
 
-/** @throws ApiError 400 VALIDATION_ERROR with `definition.<path>` for every fault of a PDF definition, or `definition` past `maxNodes` objects and arrays. */
-function checkDefinition(type: TemplateType, definition: unknown, maxNodes: number): void {
+/**
+ * The definition's JSON text, once it is known to be valid: PDF definitions are validated by the
+ * engine, on a render thread of `limits.pool` when large (services/definition-check.ts).
+ * @throws ApiError 400 VALIDATION_ERROR with `definition.<path>` for every fault of a PDF
+ *   definition, or `definition` past `maxNodes` objects and arrays.
+ */
+async function validDefinition(type: TemplateType, definition: unknown, limits: TemplateLimits, teamId: string): Promise<string> {
   if (definition === null || typeof definition !== 'object' || Array.isArray(definition)) {
     throw validationError([{ path: 'definition', message: 'must be a JSON object' }]);
   }
-  checkDefinitionSize(definition, maxNodes);
-  if (type !== 'pdf') return;
-  const v = validateTemplate(definition);
-  if (!v.ok) throw validationError(v.errors.map((e) => ({ path: e.path ? `definition.${e.path}` : 'definition', message: e.message })));
+  checkDefinitionSize(definition, limits.maxNodes);
+  const json = JSON.stringify(definition);
+  if (type !== 'pdf') return json;
+  const { definitionErrors } = await checkDefinition(limits.pool, teamId, json);
+  if (definitionErrors) throw definitionFaults(definitionErrors);
+  return json;
+}
+
+/** 400 VALIDATION_ERROR naming each fault of a definition as `definition.<path>`. */
+export function definitionFaults(errors: readonly { path: string; message: string }[]): ApiError {
+  return validationError(errors.map((e) => ({ path: e.path ? `definition.${e.path}` : 'definition', message: e.message })));
 }
 
 export function toTemplateJson(t: TemplateRow, withDefinition = true) {
@@ -74,18 +88,19 @@ export function toTemplateJson(t: TemplateRow, withDefinition = true) {
   };
 }
 
-/** Per-request limits of saving templates (PLATEN_MAX_TEMPLATE_NODES, PLATEN_MAX_TEAM_STORAGE_BYTES). */
+/** Per-request limits of saving templates (PLATEN_MAX_TEMPLATE_NODES, PLATEN_MAX_TEAM_STORAGE_BYTES), and the pool large definitions are validated on (none: on this thread). */
 export interface TemplateLimits {
   maxNodes: number;
   maxTeamStorageBytes: number;
+  pool?: RenderPool;
 }
 
 const DEFAULT_TEMPLATE_LIMITS: TemplateLimits = { maxNodes: DEFAULT_MAX_TEMPLATE_NODES, maxTeamStorageBytes: DEFAULT_MAX_TEAM_STORAGE_BYTES };
 
 export async function createTemplate(db: Db, teamId: string, input: { name: string; type: TemplateType; definition: unknown }, limits: TemplateLimits = DEFAULT_TEMPLATE_LIMITS): Promise<TemplateRow> {
-  checkDefinition(input.type, input.definition, limits.maxNodes);
+  const definition = await validDefinition(input.type, input.definition, limits, teamId);
   const now = new Date().toISOString();
-  const row = { id: newTemplateId(), teamId, name: input.name, type: input.type, definition: JSON.stringify(input.definition), createdAt: now, updatedAt: now };
+  const row = { id: newTemplateId(), teamId, name: input.name, type: input.type, definition, createdAt: now, updatedAt: now };
   await checkTeamStorage(db, teamId, row.definition.length, limits.maxTeamStorageBytes, 'definition');
   const [stored] = await db.orm.insert(db.t.templates).values(row).returning();
   return stored;
@@ -136,10 +151,10 @@ export async function updateTemplate(
     unchangeable.push({ path: 'type', message: `cannot change: this template is of type "${row.type}"; create a new template for type "${input.type}"` });
   }
   if (unchangeable.length > 0) throw validationError(unchangeable);
-  if (input.definition !== undefined) checkDefinition(row.type, input.definition, limits.maxNodes);
+  const definition = input.definition !== undefined ? await validDefinition(row.type, input.definition, limits, teamId) : row.definition;
   const next = {
     name: input.name ?? row.name,
-    definition: input.definition !== undefined ? JSON.stringify(input.definition) : row.definition,
+    definition,
     updatedAt: new Date().toISOString(),
   };
   await checkTeamStorage(db, teamId, next.definition.length, limits.maxTeamStorageBytes, 'definition', row.definition.length);

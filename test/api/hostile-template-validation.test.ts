@@ -1,0 +1,87 @@
+/**
+ * Large template definitions are validated on a render thread, not the HTTP thread: a 10 MB
+ * definition takes 0.4 s of CPU to validate, 2 s when every node is faulty, and on the HTTP thread
+ * every other request waited that long (a team could send one after another). Past
+ * PLATEN_CHECK_IN_THREAD_BYTES (64 KiB) a template save, a preview and the data check before a
+ * render run in the team's fair share of the render threads, under the render deadline.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let s: TestServer;
+let short: TestServer;
+before(async () => {
+  s = await startTestServer();
+  short = await startTestServer({ PLATEN_RENDER_TIMEOUT_MS: '100' });
+});
+after(async () => {
+  await s.close();
+  await short.close();
+});
+
+const TEXT = 'lorem ipsum {{x}} '.repeat(28);
+/** About 9.5 MB of text nodes (under the 10 MiB body limit) with three faults each (fontSize, color, an unknown key): 51,000 faults. */
+const faulty = () => ({ content: Array.from({ length: 17_000 }, () => ({ text: TEXT, fontSize: 'x', color: 'nope', bogus: 1 })) });
+/** About 1 MB of valid text nodes reading `x` and looping over `rows`. */
+const large = () => ({ content: [...Array.from({ length: 2_000 }, () => ({ text: TEXT, fontSize: 10 })), { each: 'rows', content: [{ text: '{{item}}' }] }] });
+
+interface ErrorBody {
+  code: string;
+  errors: { path: string; message: string }[];
+}
+
+test('a 9.5 MB definition with 51,000 faults: other requests are answered while it is validated, and the save still names every fault', async () => {
+  const { apiKey } = await s.team(0);
+  const order: string[] = [];
+  const save = s.api('POST', '/v1/templates', apiKey, { name: 'big', type: 'pdf', definition: faulty() }).then(async (res) => {
+    order.push('save');
+    return res;
+  });
+  // Sent once the save's body is on its way: answered while the render thread validates it.
+  await new Promise((r) => setTimeout(r, 300));
+  const account = await s.api('GET', '/v1/account', apiKey);
+  order.push('account');
+  assert.equal(account.status, 200);
+  const res = await save;
+  assert.deepEqual(order, ['account', 'save']);
+  assert.equal(res.status, 400);
+  const body = (await res.json()) as ErrorBody;
+  assert.equal(body.code, 'VALIDATION_ERROR');
+  assert.equal(body.errors.length, 51_000);
+  assert.deepEqual(body.errors.slice(0, 3).map((e) => e.path).sort(), ['definition.content[0].bogus', 'definition.content[0].color', 'definition.content[0].fontSize']);
+});
+
+test('a large valid definition is saved, its data checked before a credit moves (400 naming data, no credit), and rendered', async () => {
+  const { teamId, apiKey } = await s.team(2);
+  const created = await s.api('POST', '/v1/templates', apiKey, { name: 'large', type: 'pdf', definition: large() });
+  assert.equal(created.status, 201, await created.clone().text());
+  const { id } = (await created.json()) as { id: string };
+  const bad = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { x: 1, rows: 'not a list' }, export_type: 'binary' });
+  assert.equal(bad.status, 400);
+  assert.deepEqual(((await bad.json()) as ErrorBody).errors.map((e) => e.path), ['data.rows']);
+  const preview = await s.api('POST', '/v1/templates/preview', apiKey, { template_id: id, data: { rows: 3 } });
+  assert.equal(preview.status, 400);
+  assert.deepEqual(((await preview.json()) as ErrorBody).errors.map((e) => e.path), ['data.rows']);
+  const ok = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { x: 1, rows: ['a', 'b'] }, export_type: 'binary' });
+  assert.equal(ok.status, 200, await ok.clone().text());
+  assert.equal(Buffer.from(await ok.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
+  const account = (await (await s.api('GET', '/v1/account', apiKey)).json()) as { credits: number };
+  assert.equal(account.credits, 1, `team ${teamId}: one credit for the one PDF`);
+  // An inline definition in a preview is validated the same way.
+  const inline = await s.api('POST', '/v1/templates/preview', apiKey, { definition: { content: [...large().content, { text: 'x', fontSize: -1 }] } });
+  assert.equal(inline.status, 400);
+  assert.deepEqual(((await inline.json()) as ErrorBody).errors.map((e) => e.path), ['definition.content[2001].fontSize']);
+});
+
+test('validating past the render deadline is 400 naming definition, and the server goes on', async () => {
+  const { teamId, apiKey } = await short.team(1);
+  const res = await short.api('POST', '/v1/templates', apiKey, { name: 'slow', type: 'pdf', definition: faulty() });
+  assert.equal(res.status, 400);
+  const body = (await res.json()) as ErrorBody;
+  assert.deepEqual(body.errors.map((e) => e.path), ['definition']);
+  assert.match(body.errors[0].message, /could not be validated: validating it took longer than 100 ms/);
+  const id = await short.template(teamId, { content: [{ text: 'small' }] });
+  const pdf = await short.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: {}, export_type: 'binary' });
+  assert.equal(pdf.status, 200);
+});
