@@ -5,7 +5,7 @@
 import { readlinkSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { workerData } from 'node:worker_threads';
-import { BUNDLED_FONT_DIR, checkData, configureCaches, FontLibrary, renderImage, renderPdf, RenderError, validateTemplate, warmUp, type ErrorDetail, type ImageFormat, type Limits, type PdfVariant, type Protection } from '../../engine/index.ts';
+import { BUNDLED_FONT_DIR, checkData, configureCaches, FontLibrary, renderImage, renderPdf, RenderError, templateFields, validateTemplate, warmUp, type ErrorDetail, type TemplateField, type ImageFormat, type Limits, type PdfVariant, type Protection } from '../../engine/index.ts';
 import { definitionCache } from './definitions.ts';
 
 /** What every task of a pool shares: extra font folders (PLATEN_FONT_DIRS) and the engine's limits (PLATEN_MAX_*). */
@@ -85,6 +85,8 @@ export interface CheckTask {
   data?: unknown;
   /** Deepest nesting of the data (PLATEN_MAX_DATA_DEPTH). */
   maxDataDepth?: number;
+  /** Also list the data fields the definition reads (when it is valid). */
+  fields?: boolean;
 }
 
 /**
@@ -94,22 +96,23 @@ export interface CheckTask {
 export interface CheckOutcome {
   definitionErrors: ErrorDetail[] | null;
   dataFaults: ErrorDetail[] | null;
+  /** With `fields`: the data fields the definition reads (templateFields), else null. */
+  fields: TemplateField[] | null;
   heapMb: number;
 }
 
 /**
  * Validate a definition as the service does before storing or previewing it (validateTemplate),
- * and check data against it (checkData): off the HTTP thread, where a 10 MB definition held
+ * check data against it (checkData), and list the fields it reads (templateFields): off the HTTP thread, where a 10 MB definition held
  * everything else 0.4 to 2 s. The parsed definition stays in this thread's cache, so a render of
  * it here does not parse it again.
  */
 export function check(task: CheckTask): CheckOutcome {
   const definition = definitionOf(task.definitionJson);
   const v = validateTemplate(definition);
-  if (!v.ok) return { definitionErrors: v.errors, dataFaults: null, heapMb: heapMb() };
-  if (task.data === undefined) return { definitionErrors: null, dataFaults: null, heapMb: heapMb() };
-  const faults = checkData(definition, task.data, { maxDataDepth: task.maxDataDepth });
-  return { definitionErrors: null, dataFaults: faults.length > 0 ? faults : null, heapMb: heapMb() };
+  if (!v.ok) return { definitionErrors: v.errors, dataFaults: null, fields: null, heapMb: heapMb() };
+  const faults = task.data === undefined ? [] : checkData(definition, task.data, { maxDataDepth: task.maxDataDepth });
+  return { definitionErrors: null, dataFaults: faults.length > 0 ? faults : null, fields: task.fields ? templateFields(definition) : null, heapMb: heapMb() };
 }
 
 // A small document rendered once when a thread starts, so that its first real render does not pay

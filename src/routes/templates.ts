@@ -163,7 +163,7 @@ export function templateRoutes(s: Services): OpenAPIHono<AppEnv> {
   });
   app.openapi(fields, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json({ fields: await fieldsOf(s.db, c.get('teamId'), id) }, 200);
+    return c.json({ fields: await fieldsOf(s.db, c.get('teamId'), id, s.pool) }, 200);
   });
   return app;
 }

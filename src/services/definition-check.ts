@@ -5,7 +5,7 @@
  * the team's fair share (a 10 MB definition takes 0.4 s of CPU, 2 s when every node is faulty,
  * which on the HTTP thread held every other request as long).
  */
-import { checkData, validateTemplate, type ErrorDetail } from '../../engine/index.ts';
+import { checkData, templateFields, validateTemplate, type ErrorDetail, type TemplateField } from '../../engine/index.ts';
 import { definitionCache } from '../render/definitions.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import { ApiError, validationError } from '../errors.ts';
@@ -14,31 +14,32 @@ import { ApiError, validationError } from '../errors.ts';
 export interface DefinitionCheck {
   definitionErrors: ErrorDetail[] | null;
   dataFaults: ErrorDetail[] | null;
+  /** When asked for and the definition is valid: the data fields it reads. */
+  fields: TemplateField[] | null;
 }
 
 // Stored definitions are checked again on every request: each parsed once here.
 const parsedDefinition = definitionCache();
 
 /**
- * Validate `definitionJson` (a template definition's JSON text) and, when `data` is given and the
- * definition is valid, check the data against it (maxDataDepth: the pool's engine limits). Without
- * a pool, always on this thread.
+ * Validate `definitionJson` (a template definition's JSON text); when it is valid, check `data`
+ * against it if given (maxDataDepth: the pool's engine limits) and list the fields it reads if
+ * `fields`. Without a pool, always on this thread.
  * @throws ApiError 400 VALIDATION_ERROR (path `definition`) when a render thread had to stop the
  *   check (its deadline or memory limit); RenderFailure when the thread crashed.
  */
-export async function checkDefinition(pool: RenderPool | undefined, team: string, definitionJson: string, data?: unknown): Promise<DefinitionCheck> {
+export async function checkDefinition(pool: RenderPool | undefined, team: string, definitionJson: string, data?: unknown, fields = false): Promise<DefinitionCheck> {
   const maxDataDepth = pool?.engineLimits.maxDataDepth;
   if (pool === undefined || definitionJson.length <= pool.limits.checkInThreadBytes) {
     const definition = parsedDefinition(definitionJson);
     const v = validateTemplate(definition);
-    if (!v.ok) return { definitionErrors: v.errors, dataFaults: null };
-    if (data === undefined) return { definitionErrors: null, dataFaults: null };
-    const faults = checkData(definition, data, { maxDataDepth });
-    return { definitionErrors: null, dataFaults: faults.length > 0 ? faults : null };
+    if (!v.ok) return { definitionErrors: v.errors, dataFaults: null, fields: null };
+    const faults = data === undefined ? [] : checkData(definition, data, { maxDataDepth });
+    return { definitionErrors: null, dataFaults: faults.length > 0 ? faults : null, fields: fields ? templateFields(definition) : null };
   }
   try {
-    const out = await pool.check({ definitionJson, data, maxDataDepth }, team);
-    return { definitionErrors: out.definitionErrors, dataFaults: out.dataFaults };
+    const out = await pool.check({ definitionJson, data, maxDataDepth, fields }, team);
+    return { definitionErrors: out.definitionErrors, dataFaults: out.dataFaults, fields: out.fields };
   } catch (e) {
     if (e instanceof RenderFailure && (e.code === 'RENDER_TIMEOUT' || e.code === 'RENDER_MEMORY')) {
       throw validationError([{ path: 'definition', message: `could not be validated: ${e.message.replace(/^the render/, 'validating it')}; make it smaller` }]);
@@ -47,11 +48,11 @@ export async function checkDefinition(pool: RenderPool | undefined, team: string
   }
 }
 
-/** 400 VALIDATION_ERROR naming `template_id`: a stored definition that no longer validates (stored before a rule that now refuses it). */
-export function noLongerValid(templateId: string, errors: readonly ErrorDetail[]): ApiError {
+/** 400 VALIDATION_ERROR naming `field` (the request's template id): a stored definition that no longer validates (stored before a rule that now refuses it). */
+export function noLongerValid(templateId: string, errors: readonly ErrorDetail[], field = 'template_id'): ApiError {
   const first = errors[0];
   const what = `template is invalid: ${first.path || '(root)'}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
-  return validationError([{ path: 'template_id', message: `the stored template ${templateId} no longer validates (${what}); correct it with PUT /v1/templates/${templateId}` }]);
+  return validationError([{ path: field, message: `the stored template ${templateId} no longer validates (${what}); correct it with PUT /v1/templates/${templateId}` }]);
 }
 
 /**

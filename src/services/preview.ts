@@ -4,7 +4,7 @@
  * POST /v1/templates does (400 VALIDATION_ERROR, paths `definition.<path>`).
  */
 import type { Db } from '../../db/database.ts';
-import { DEFAULT_MAX_IMAGE_PIXELS, templateFields, type TemplateField, type RenderWarning } from '../../engine/index.ts';
+import { DEFAULT_MAX_IMAGE_PIXELS, type TemplateField, type RenderWarning } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { checkDefinition, noLongerValid } from './definition-check.ts';
 import { RenderFailure, type ImageTask, type RenderPool } from '../render/pool.ts';
@@ -37,13 +37,15 @@ export interface PreviewResult {
  *   definition (as POST /v1/templates answers), `definition` past `maxNodes` objects and arrays;
  *   `template_id` for a stored definition that no longer validates; `data.<path>` for data of the
  *   wrong shape, as POST /v1/pdf/create answers.
+ * @returns the data fields the definition reads.
  */
-async function checkedPreview(pool: RenderPool, teamId: string, definitionJson: string, data: unknown, templateId: string | undefined): Promise<void> {
-  const found = await checkDefinition(pool, teamId, definitionJson, data);
+async function checkedPreview(pool: RenderPool, teamId: string, definitionJson: string, data: unknown, templateId: string | undefined): Promise<TemplateField[]> {
+  const found = await checkDefinition(pool, teamId, definitionJson, data, true);
   if (found.definitionErrors) {
     throw templateId === undefined ? definitionFaults(found.definitionErrors) : noLongerValid(templateId, found.definitionErrors);
   }
   if (found.dataFaults) throw validationError(found.dataFaults.map((f) => ({ path: f.path, message: f.message })));
+  return found.fields ?? [];
 }
 
 /**
@@ -69,7 +71,7 @@ export async function renderPreview(
     definitionJson = await definitionFor(deps.db, template, req.version);
   }
   const data = req.data ?? {};
-  await checkedPreview(deps.pool, teamId, definitionJson, data, req.template_id);
+  const fields = await checkedPreview(deps.pool, teamId, definitionJson, data, req.template_id);
   const maxPixels = deps.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS;
   const image: ImageTask | undefined = png ? { format: 'png', scale: req.scale ?? 2, page: req.page ?? 1, maxPixels, effort: 'fast' } : undefined;
   if (image) checkImageSize(definitionJson, image.scale, maxPixels);
@@ -77,7 +79,6 @@ export async function renderPreview(
   const images = await resolveImages(deps.images, teamId, definitionJson, data);
   try {
     const result = await deps.pool.render(definitionJson, data, { team: teamId, watermark: PREVIEW_MARK, image, images });
-    const fields = templateFields(req.definition ?? JSON.parse(definitionJson));
     const painted = image && result.image ? { page: image.page, width: result.image.width, height: result.image.height } : undefined;
     return { pdf: result.pdf, image: painted, pages: result.pages, warnings: result.warnings, fields, renderMs: result.ms };
   } catch (e) {

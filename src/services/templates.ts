@@ -8,9 +8,9 @@ import { and, count, desc, eq, max, sql } from 'drizzle-orm';
 import type { Db, Tables } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/database.ts';
 import { perDatabase } from '../../db/prepared.ts';
-import { templateFields } from '../../engine/index.ts';
+import type { TemplateField } from '../../engine/index.ts';
 import type { RenderPool } from '../render/pool.ts';
-import { checkDefinition } from './definition-check.ts';
+import { checkDefinition, noLongerValid } from './definition-check.ts';
 import { DEFAULT_MAX_TEAM_STORAGE_BYTES, DEFAULT_MAX_TEMPLATE_NODES } from '../config.ts';
 import { ApiError, validationError, type FieldError } from '../errors.ts';
 import { checkTeamStorage } from './team-storage.ts';
@@ -228,9 +228,16 @@ export async function definitionFor(db: Db, template: TemplateRow, version: stri
   return row.definition;
 }
 
-/** The data fields a template reads (DESIGN §4: `{fields: [{name, type}]}`). */
-export async function fieldsOf(db: Db, teamId: string, id: string) {
+/**
+ * The data fields a template reads (DESIGN §4: `{fields: [{name, type}]}`), found on a render
+ * thread of `pool` when the definition is large (services/definition-check.ts).
+ * @throws ApiError 404/403 (see {@link getTemplate}); 400 VALIDATION_ERROR (path `id`) for a stored
+ *   definition that no longer validates.
+ */
+export async function fieldsOf(db: Db, teamId: string, id: string, pool?: RenderPool): Promise<TemplateField[]> {
   const row = await getTemplate(db, teamId, id);
   if (row.type !== 'pdf') return [];
-  return templateFields(JSON.parse(row.definition));
+  const found = await checkDefinition(pool, teamId, row.definition, undefined, true);
+  if (found.definitionErrors) throw noLongerValid(id, found.definitionErrors, 'id');
+  return found.fields ?? [];
 }

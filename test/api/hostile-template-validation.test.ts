@@ -7,6 +7,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { PostgresDb, SqliteDb } from '../../db/database.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
@@ -84,4 +85,26 @@ test('validating past the render deadline is 400 naming definition, and the serv
   const id = await short.template(teamId, { content: [{ text: 'small' }] });
   const pdf = await short.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: {}, export_type: 'binary' });
   assert.equal(pdf.status, 200);
+});
+
+test('the fields of a large definition, and 400 naming id (was 500) for a stored definition that no longer validates', async () => {
+  const { teamId, apiKey } = await s.team(0);
+  const id = await s.template(teamId, large());
+  const res = await s.api('GET', `/v1/templates/${id}/fields`, apiKey);
+  assert.equal(res.status, 200);
+  assert.deepEqual(((await res.json()) as { fields: unknown[] }).fields, [
+    { name: 'x', type: 'string' },
+    { name: 'rows', type: 'array' },
+    { name: 'rows[]', type: 'string' },
+  ]);
+  // Written without validation, as a definition stored before a rule that now refuses it.
+  const db = s.server.services.db;
+  const stale = JSON.stringify({ ...large(), page: { size: [3, 3], margin: 0 } });
+  if (db.dialect === 'sqlite') (db as SqliteDb).client.prepare('UPDATE templates SET definition = ? WHERE id = ?').run(stale, id);
+  else await (db as PostgresDb).pool.query('UPDATE templates SET definition = $1 WHERE id = $2', [stale, id]);
+  const refused = await s.api('GET', `/v1/templates/${id}/fields`, apiKey);
+  assert.equal(refused.status, 400);
+  const body = (await refused.json()) as ErrorBody;
+  assert.deepEqual(body.errors.map((e) => e.path), ['id']);
+  assert.match(body.errors[0].message, /no longer validates .*page\.margin/);
 });
