@@ -17,7 +17,7 @@ import {
   templateVersionList,
   updateTemplateBody,
 } from '../schemas/templates.ts';
-import { createTemplate, createVersion, deleteTemplate, fieldsOf, getTemplate, listTemplates, listVersions, toTemplateJson, updateTemplate } from '../services/templates.ts';
+import { createTemplate, createVersion, deleteTemplate, fieldsOf, getTemplate, listTemplates, listVersions, updateTemplate, type TemplateRow } from '../services/templates.ts';
 import { authErrors, errorResponse, json, newRouter } from './router.ts';
 
 const ofTemplate = {
@@ -122,17 +122,25 @@ const fields = createRoute({
   responses: { 200: { description: 'the fields', content: json(templateFieldList) }, ...ofTemplate },
 });
 
-/** The template JSON with the definition typed as the response schema has it. */
-function full(row: Parameters<typeof toTemplateJson>[0]) {
-  return toTemplateJson(row, true) as ReturnType<typeof toTemplateJson> & { definition: Record<string, unknown> };
+/**
+ * The template as JSON text, with its stored definition (JSON text already) put in as it is:
+ * parsing a 10 MB definition and writing it out again cost ~50 ms of the HTTP thread a request.
+ */
+function full(row: TemplateRow): string {
+  const head = JSON.stringify({ id: row.id, name: row.name, type: row.type });
+  const tail = JSON.stringify({ created_at: row.createdAt, updated_at: row.updatedAt });
+  return `${head.slice(0, -1)},"definition":${row.definition},${tail.slice(1)}`;
 }
+
+/** The header of {@link full}'s text (sent with `as never`: the route's typed response expects an object). */
+const JSON_TYPE = { 'content-type': 'application/json' };
 
 export function templateRoutes(s: Services): OpenAPIHono<AppEnv> {
   const app = newRouter();
   const templateLimits = { maxNodes: s.config.maxTemplateNodes, maxTeamStorageBytes: s.config.maxTeamStorageBytes, pool: s.pool };
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
-    return c.json(full(await createTemplate(s.db, c.get('teamId'), body, templateLimits)), 201);
+    return c.body(full(await createTemplate(s.db, c.get('teamId'), body, templateLimits)), 201, JSON_TYPE) as never;
   });
   app.openapi(list, async (c) => {
     const { limit, offset } = c.req.valid('query');
@@ -141,11 +149,11 @@ export function templateRoutes(s: Services): OpenAPIHono<AppEnv> {
   });
   app.openapi(get, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json(full(await getTemplate(s.db, c.get('teamId'), id)), 200);
+    return c.body(full(await getTemplate(s.db, c.get('teamId'), id)), 200, JSON_TYPE) as never;
   });
   app.openapi(update, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json(full(await updateTemplate(s.db, c.get('teamId'), id, c.req.valid('json'), templateLimits)), 200);
+    return c.body(full(await updateTemplate(s.db, c.get('teamId'), id, c.req.valid('json'), templateLimits)), 200, JSON_TYPE) as never;
   });
   app.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');

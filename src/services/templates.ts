@@ -77,15 +77,9 @@ export function definitionFaults(errors: readonly { path: string; message: strin
   return validationError(errors.map((e) => ({ path: e.path ? `definition.${e.path}` : 'definition', message: e.message })));
 }
 
-export function toTemplateJson(t: TemplateRow, withDefinition = true) {
-  return {
-    id: t.id,
-    name: t.name,
-    type: t.type,
-    ...(withDefinition ? { definition: JSON.parse(t.definition) as unknown } : {}),
-    created_at: t.createdAt,
-    updated_at: t.updatedAt,
-  };
+/** A template as the list answers it (no definition). */
+export function templateSummary(t: TemplateRow) {
+  return { id: t.id, name: t.name, type: t.type, created_at: t.createdAt, updated_at: t.updatedAt };
 }
 
 /** Per-request limits of saving templates (PLATEN_MAX_TEMPLATE_NODES, PLATEN_MAX_TEAM_STORAGE_BYTES), and the pool large definitions are validated on (none: on this thread). */
@@ -126,7 +120,7 @@ export async function listTemplates(db: Db, teamId: string, limit: number, offse
   const { orm, t: { templates } } = db;
   const rows = await orm.select().from(templates).where(eq(templates.teamId, teamId)).orderBy(desc(templates.createdAt), desc(templates.seq)).limit(limit).offset(offset);
   const [{ n: total }] = await orm.select({ n: count() }).from(templates).where(eq(templates.teamId, teamId));
-  return { templates: rows.map((r) => toTemplateJson(r, false)), total };
+  return { templates: rows.map(templateSummary), total };
 }
 
 /**

@@ -7,7 +7,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PostgresDb, SqliteDb } from '../../db/database.ts';
+import type { PostgresDb } from '../../db/postgres.ts';
+import type { SqliteDb } from '../../db/sqlite.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
