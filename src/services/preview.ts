@@ -31,8 +31,8 @@ export interface PreviewResult {
 }
 
 /**
- * The definition to preview, as JSON text, once it and the data are known to be valid (on a render
- * thread when the definition is large: services/definition-check.ts).
+ * Check the definition to preview (its JSON text) and the data against it (on a render thread
+ * when the definition is large: services/definition-check.ts).
  * @throws ApiError 400 VALIDATION_ERROR with `definition.<path>` for every fault of an inline
  *   definition (as POST /v1/templates answers), `definition` past `maxNodes` objects and arrays;
  *   `template_id` for a stored definition that no longer validates; `data.<path>` for data of the
