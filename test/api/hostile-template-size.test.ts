@@ -52,3 +52,30 @@ test('the limit holds for pdf and image templates, on create, update and preview
   const preview = await small.api('POST', '/v1/templates/preview', apiKey, { definition: nodes(198) });
   assert.equal(preview.status, 200);
 });
+
+test('a 4 MB image definition of 2 million numbers nested 240 levels deep is stored (its walk once copied a path per value: the heap passed 4 GB and the process aborted)', async () => {
+  const { apiKey } = await s.team(0);
+  let open = '';
+  let close = '';
+  for (let i = 0; i < 240; i++) {
+    open += '{"a":';
+    close += '}';
+  }
+  const body = `{"name":"deep","type":"image","definition":${open}[${Array(2_000_000).fill('0').join(',')}]${close}}`;
+  const res = await fetch(`${s.url}/v1/templates`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body });
+  assert.equal(res.status, 201, (await res.clone().text()).slice(0, 300));
+  // One level deeper than the cap: refused, naming the definition.
+  const tooDeep = await s.api('POST', '/v1/templates', apiKey, { name: 'x', type: 'image', definition: JSON.parse(`${'{"a":'.repeat(257)}1${'}'.repeat(257)}`) });
+  assert.match((await refusal(tooDeep)).message, /nested deeper than 256 levels/);
+});
+
+test('400,000 prototype keys: 400 with the first 100 faults in document order (zod ran out of stack on one issue each: a 500)', async () => {
+  const { apiKey } = await s.team(0);
+  const body = `{"name":"x","type":"pdf","definition":{"a":[${Array(400_000).fill('{"constructor":0}').join(',')}]}}`;
+  const res = await fetch(`${s.url}/v1/templates`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body });
+  assert.equal(res.status, 400);
+  const { errors } = (await res.json()) as { errors: { path: string; message: string }[] };
+  assert.equal(errors.length, 100);
+  assert.deepEqual(errors.slice(0, 2).map((e) => e.path), ['definition.a[0].constructor', 'definition.a[1].constructor']);
+  assert.equal(errors[0].message, 'the key "constructor" is not allowed');
+});
