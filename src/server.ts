@@ -88,7 +88,7 @@ export async function startServer(config: Config, log: Logger = createLogger()):
   // Images by URL and uploaded assets, fetched before each render that uses them.
   const assets = openAssetStore(config);
   const fetcher = new ImageFetcher({ ...config.imageFetch, cacheBytes: config.imageFetch.cacheMb * 1024 * 1024 });
-  const images = new ImageResolver(db, fetcher, assets, { maxSources: config.imageFetch.maxSources, maxTotalBytes: config.imageFetch.maxTotalBytes, teamConcurrency: config.imageFetch.teamConcurrency, teamWaitMs: config.imageFetch.timeoutMs, bindLimits: { maxNodes: config.engineLimits.maxNodes, maxDataScan: config.engineLimits.maxDataScan } });
+  const images = new ImageResolver(db, fetcher, assets, { maxSources: config.imageFetch.maxSources, maxTotalBytes: config.imageFetch.maxTotalBytes, teamConcurrency: config.imageFetch.teamConcurrency, teamWaitMs: config.imageFetch.timeoutMs, bindLimits: { maxNodes: config.engineLimits.maxNodes, maxDataScan: config.engineLimits.maxDataScan }, pool });
   // The job queue: in process over the SQLite file, or pg-boss shared by the cluster's processes.
   let runner: JobQueue;
   if (db.dialect === 'postgres') {

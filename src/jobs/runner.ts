@@ -17,7 +17,7 @@ import type { SecretBox } from '../services/secrets.ts';
 import { DEFAULT_MAX_IMAGE_PIXELS } from '../../engine/index.ts';
 import type { Logger } from '../logger.ts';
 import { FairQueue } from '../render/fair-queue.ts';
-import { RenderFailure, type ImageTask, type RenderOnThread, type RenderPool } from '../render/pool.ts';
+import { RenderFailure, type ImageTask, type RenderInput, type RenderOnThread, type RenderPool } from '../render/pool.ts';
 import { IMAGE_EXTENSIONS } from '../schemas/image.ts';
 import { contentTypeOf } from '../services/files.ts';
 import type { FileStore } from '../services/files.ts';
@@ -248,7 +248,7 @@ export async function processJob(deps: Pick<RunnerDeps, 'db' | 'files' | 's3' | 
   const image = imageTaskOf(job);
   if (image) {
     const onThread = render;
-    render = (input) => onThread({ ...input, pdfVariant: undefined, image });
+    render = Object.assign((input: RenderInput) => onThread({ ...input, pdfVariant: undefined, image }), { check: onThread.check });
   }
   try {
     // S3 output uploads with the integration as it is now (the request checked there was one).
@@ -261,7 +261,8 @@ export async function processJob(deps: Pick<RunnerDeps, 'db' | 'files' | 's3' | 
     // URL and asset images are fetched now, when the job runs (an asset deleted since fails it).
     let images: Map<string, Uint8Array> | undefined;
     try {
-      images = (await deps.images?.resolve(job.teamId, job.definition, data)) ?? undefined;
+      // (a large definition's sources found on the thread this job holds: it must not wait for another)
+      images = (await deps.images?.resolve(job.teamId, job.definition, data, undefined, render)) ?? undefined;
     } catch (e) {
       if (e instanceof ImageSourceFailure) throw new JobFailure(e.code, e.message);
       throw e;

@@ -111,8 +111,13 @@ export interface RenderResult {
   ms: number;
 }
 
-/** Renders on the thread it was handed with; may be called once. @throws RenderFailure */
-export type RenderOnThread = (input: RenderInput) => Promise<RenderResult>;
+/**
+ * Renders on the thread it was handed with; may be called once. `check` runs a definition check
+ * (CheckTask) on the same thread before the render: a caller holding a thread must not wait for
+ * another one (two jobs holding both threads of a pool would wait for each other).
+ * @throws RenderFailure
+ */
+export type RenderOnThread = ((input: RenderInput) => Promise<RenderResult>) & { check(task: CheckTask): Promise<CheckOutcome> };
 
 /** The nice value of a render thread while its render runs longer than `slowMs` (Linux). */
 const SLOW_RENDER_NICE = 10;
@@ -350,7 +355,7 @@ export class RenderPool {
       given = true;
       this.giveBack(thread, release);
     };
-    const render: RenderOnThread = async (input) => {
+    const renderOnce = async (input: RenderInput): Promise<RenderResult> => {
       if (used) throw new Error('one render per thread lease');
       used = true;
       const start = performance.now();
@@ -367,6 +372,11 @@ export class RenderPool {
         giveBack();
       }
     };
+    const check = async (task: CheckTask): Promise<CheckOutcome> => {
+      if (used) throw new Error('a check comes before the render of a thread lease');
+      return thread.check(task);
+    };
+    const render: RenderOnThread = Object.assign(renderOnce, { check });
     try {
       return await work(render);
     } finally {

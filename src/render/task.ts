@@ -5,8 +5,11 @@
 import { readlinkSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { workerData } from 'node:worker_threads';
-import { BUNDLED_FONT_DIR, checkData, configureCaches, FontLibrary, renderImage, renderPdf, RenderError, templateFields, validateTemplate, warmUp, type ErrorDetail, type TemplateField, type ImageFormat, type Limits, type PdfVariant, type Protection } from '../../engine/index.ts';
+import { BUNDLED_FONT_DIR, checkData, configureCaches, FontLibrary, renderImage, renderPdf, RenderError, warmUp, type ImageFormat, type Limits, type PdfVariant, type Protection } from '../../engine/index.ts';
 import { definitionCache } from './definitions.ts';
+import { checkDefinitionJson, type CheckOutcome, type CheckTask } from './check.ts';
+
+export type { CheckOutcome, CheckTask } from './check.ts';
 
 /** What every task of a pool shares: extra font folders (PLATEN_FONT_DIRS) and the engine's limits (PLATEN_MAX_*). */
 export interface RenderWorkerData {
@@ -78,41 +81,15 @@ export default async function render(task: RenderTask): Promise<RenderOutcome> {
   }
 }
 
-/** A definition to validate, and data to check against it (see {@link check}). */
-export interface CheckTask {
-  definitionJson: string;
-  /** When given (and the definition is valid): check it against the definition (the engine's checkData). */
-  data?: unknown;
-  /** Deepest nesting of the data (PLATEN_MAX_DATA_DEPTH). */
-  maxDataDepth?: number;
-  /** Also list the data fields the definition reads (when it is valid). */
-  fields?: boolean;
-}
-
-/**
- * What {@link check} found: the definition's faults (null when it is valid), the data's (null when
- * it fits or was not given), and this thread's heap in use after it, MiB.
- */
-export interface CheckOutcome {
-  definitionErrors: ErrorDetail[] | null;
-  dataFaults: ErrorDetail[] | null;
-  /** With `fields`: the data fields the definition reads (templateFields), else null. */
-  fields: TemplateField[] | null;
-  heapMb: number;
-}
-
 /**
  * Validate a definition as the service does before storing or previewing it (validateTemplate),
- * check data against it (checkData), and list the fields it reads (templateFields): off the HTTP thread, where a 10 MB definition held
+ * check data against it (checkData), and find what else a request needs to know up front (the
+ * fields it reads, a page's pixel size, the image sources to fetch): off the HTTP thread, where a 10 MB definition held
  * everything else 0.4 to 2 s. The parsed definition stays in this thread's cache, so a render of
  * it here does not parse it again.
  */
 export function check(task: CheckTask): CheckOutcome {
-  const definition = definitionOf(task.definitionJson);
-  const v = validateTemplate(definition);
-  if (!v.ok) return { definitionErrors: v.errors, dataFaults: null, fields: null, heapMb: heapMb() };
-  const faults = task.data === undefined ? [] : checkData(definition, task.data, { maxDataDepth: task.maxDataDepth });
-  return { definitionErrors: null, dataFaults: faults.length > 0 ? faults : null, fields: task.fields ? templateFields(definition) : null, heapMb: heapMb() };
+  return { ...checkDefinitionJson(definitionOf(task.definitionJson), task), heapMb: heapMb() };
 }
 
 // A small document rendered once when a thread starts, so that its first real render does not pay

@@ -6,7 +6,7 @@ import { asyncCreated, createAsyncBody, jobList, jobListQuery, jobRecord } from 
 import { checkRequest } from '../services/generate.ts';
 import { checkImageRequest } from '../services/image.ts';
 import { protectionOf } from '../schemas/pdf.ts';
-import { getJobJson, insertJob, jobOfIdempotencyKey, listJobs, type JobRow, type NewJob } from '../services/jobs.ts';
+import { getJobJson, insertJob, jobOfIdempotencyKey, listJobs, type JobView, type NewJob } from '../services/jobs.ts';
 import { idempotencyHeaders, idempotencyOf, replayedJob } from '../services/idempotency.ts';
 import { getTeam } from '../services/teams.ts';
 import { webhookUrlProblem } from '../services/network.ts';
@@ -59,7 +59,7 @@ export function jobRoutes(s: Services): OpenAPIHono<AppEnv> {
     // A request sent again with its Idempotency-Key gets its first job, before any other check
     // (the template may have changed since, or the balance run out).
     const idempotency = idempotencyOf(c.req.valid('header')['idempotency-key'], body, s.config.secret);
-    const replay = async (job: JobRow) => {
+    const replay = async (job: JobView) => {
       replayedJob(job, idempotency!);
       c.header('Idempotent-Replayed', 'true');
       return c.json({ job_id: job.id, status: job.status, credits_remaining: (await getTeam(s.db, teamId))?.credits ?? 0 }, 202);

@@ -5,41 +5,38 @@
  * the team's fair share (a 10 MB definition takes 0.4 s of CPU, 2 s when every node is faulty,
  * which on the HTTP thread held every other request as long).
  */
-import { checkData, templateFields, validateTemplate, type ErrorDetail, type TemplateField } from '../../engine/index.ts';
+import type { ErrorDetail } from '../../engine/index.ts';
+import { checkDefinitionJson, type CheckOutcome, type CheckTask } from '../render/check.ts';
 import { definitionCache } from '../render/definitions.ts';
-import { RenderFailure, type RenderPool } from '../render/pool.ts';
+import { RenderFailure, type RenderOnThread, type RenderPool } from '../render/pool.ts';
 import { ApiError, validationError } from '../errors.ts';
 
-/** What a check found: the definition's faults, else the data's (null when there are none). */
-export interface DefinitionCheck {
-  definitionErrors: ErrorDetail[] | null;
-  dataFaults: ErrorDetail[] | null;
-  /** When asked for and the definition is valid: the data fields it reads. */
-  fields: TemplateField[] | null;
-}
+/** What a check found: the definition's faults, else the data's (null when there are none), and what was asked for besides (CheckOutcome). */
+export type DefinitionCheck = Omit<CheckOutcome, 'heapMb'>;
+
+/** What a check may find besides faults (CheckTask): the fields, a page's pixel size at a scale, the image sources bound with the data. */
+export type CheckExtras = Pick<CheckTask, 'fields' | 'imageScale' | 'sources'>;
 
 // Stored definitions are checked again on every request: each parsed once here.
 const parsedDefinition = definitionCache();
 
 /**
  * Validate `definitionJson` (a template definition's JSON text); when it is valid, check `data`
- * against it if given (maxDataDepth: the pool's engine limits) and list the fields it reads if
- * `fields`. Without a pool, always on this thread.
+ * against it if given (maxDataDepth: the pool's engine limits) and find what `extras` asks for.
+ * Without a pool, always on this thread; with `onThread`, on the thread a caller already holds
+ * (a job being run) instead of one it would wait for.
  * @throws ApiError 400 VALIDATION_ERROR (path `definition`) when a render thread had to stop the
  *   check (its deadline or memory limit); RenderFailure when the thread crashed.
  */
-export async function checkDefinition(pool: RenderPool | undefined, team: string, definitionJson: string, data?: unknown, fields = false): Promise<DefinitionCheck> {
+export async function checkDefinition(pool: RenderPool | undefined, team: string, definitionJson: string, data?: unknown, extras: CheckExtras = {}, onThread?: RenderOnThread): Promise<DefinitionCheck> {
   const maxDataDepth = pool?.engineLimits.maxDataDepth;
   if (pool === undefined || definitionJson.length <= pool.limits.checkInThreadBytes) {
-    const definition = parsedDefinition(definitionJson);
-    const v = validateTemplate(definition);
-    if (!v.ok) return { definitionErrors: v.errors, dataFaults: null, fields: null };
-    const faults = data === undefined ? [] : checkData(definition, data, { maxDataDepth });
-    return { definitionErrors: null, dataFaults: faults.length > 0 ? faults : null, fields: fields ? templateFields(definition) : null };
+    return checkDefinitionJson(parsedDefinition(definitionJson), { data, maxDataDepth, ...extras });
   }
   try {
-    const out = await pool.check({ definitionJson, data, maxDataDepth, fields }, team);
-    return { definitionErrors: out.definitionErrors, dataFaults: out.dataFaults, fields: out.fields };
+    const task = { definitionJson, data, maxDataDepth, ...extras };
+    const { heapMb: _heapMb, ...found } = await (onThread ? onThread.check(task) : pool.check(task, team));
+    return found;
   } catch (e) {
     if (e instanceof RenderFailure && (e.code === 'RENDER_TIMEOUT' || e.code === 'RENDER_MEMORY')) {
       throw validationError([{ path: 'definition', message: `could not be validated: ${e.message.replace(/^the render/, 'validating it')}; make it smaller` }]);
@@ -61,9 +58,11 @@ export function noLongerValid(templateId: string, errors: readonly ErrorDetail[]
  * @throws ApiError 400 VALIDATION_ERROR: `data.<path>` for data of the wrong shape (an `each` over
  *   something that is not a list, data nested too deep), `template_id` for a definition that no
  *   longer validates; as {@link checkDefinition}.
+ * @returns what the check found (`extras`).
  */
-export async function checkStoredData(pool: RenderPool, teamId: string, definitionJson: string, data: unknown, templateId: string): Promise<void> {
-  const found = await checkDefinition(pool, teamId, definitionJson, data);
+export async function checkStoredData(pool: RenderPool, teamId: string, definitionJson: string, data: unknown, templateId: string, extras: CheckExtras = {}): Promise<DefinitionCheck> {
+  const found = await checkDefinition(pool, teamId, definitionJson, data, extras);
   if (found.definitionErrors) throw noLongerValid(templateId, found.definitionErrors);
   if (found.dataFaults) throw validationError(found.dataFaults.map((f) => ({ path: f.path, message: f.message })));
+  return found;
 }

@@ -10,7 +10,7 @@
 import { createHmac } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
 import { ApiError, validationError } from '../errors.ts';
-import type { JobRow } from './jobs.ts';
+import type { JobView } from './jobs.ts';
 
 /** The header, as clients write it. */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -49,7 +49,7 @@ export function idempotencyOf(key: string | undefined, body: unknown, secret: st
  * `job` when the request that made it had this very body; it is what a repeated request answers.
  * @throws ApiError 422 IDEMPOTENCY_KEY_REUSED when the body differs.
  */
-export function replayedJob(job: JobRow, idempotency: Idempotency): JobRow {
+export function replayedJob(job: JobView, idempotency: Idempotency): JobView {
   if (job.requestHash !== idempotency.requestHash) {
     throw new ApiError(
       422,

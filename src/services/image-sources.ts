@@ -7,9 +7,10 @@
  * as the job's error (async jobs, whose images are fetched when the job runs).
  */
 import type { Db } from '../../db/database.ts';
-import { imageSources, type ImageSourceUse } from '../../engine/index.ts';
+import type { ImageSourceUse } from '../../engine/index.ts';
 import { ApiError } from '../errors.ts';
-import { definitionCache } from '../render/definitions.ts';
+import type { RenderOnThread, RenderPool } from '../render/pool.ts';
+import { checkDefinition } from './definition-check.ts';
 import type { BlobStore } from '../storage/index.ts';
 import { StorageFailure } from '../storage/store.ts';
 import { assetBytes } from './assets.ts';
@@ -43,9 +44,9 @@ export interface ImageResolverOptions {
   teamWaitMs?: number;
   /** The renders' binding limits (PLATEN_MAX_NODES, PLATEN_MAX_DATA_SCAN): finding the images binds as a render does. */
   bindLimits?: { maxNodes: number; maxDataScan: number };
+  /** Where the sources of a large definition are found (binding it costs a render's CPU time); none: on this thread. */
+  pool?: RenderPool;
 }
-
-const parsed = definitionCache();
 
 /** Resolves the external image sources of renders (one per process). */
 export class ImageResolver {
@@ -65,15 +66,14 @@ export class ImageResolver {
    * when it has none (the common case: nothing is fetched).
    * @throws ImageSourceFailure (IMAGE_FETCH_FAILED) for the first source that cannot be had.
    */
-  async resolve(teamId: string, definitionJson: string, data: unknown, now = new Date()): Promise<Map<string, Uint8Array> | null> {
+  async resolve(teamId: string, definitionJson: string, data: unknown, now = new Date(), onThread?: RenderOnThread): Promise<Map<string, Uint8Array> | null> {
     // Cheap test first: a definition without those sources needs no binding pass.
     if (!/asset:|https?:|\{\{/i.test(definitionJson)) return null;
-    let uses: ImageSourceUse[];
-    try {
-      uses = imageSources(parsed(definitionJson), data, { now, ...this.opts.bindLimits });
-    } catch {
-      return null; // an invalid definition: the render says what is wrong
-    }
+    // Bound as a render binds, on a render thread for a large definition (services/definition-check.ts);
+    // null for an invalid definition or a failed binding: the render says what is wrong.
+    const found = await checkDefinition(this.opts.pool, teamId, definitionJson, data, { sources: { now: now.getTime(), ...this.opts.bindLimits } }, onThread);
+    let uses = found.sources;
+    if (uses === null) return null;
     // Anything else (not a data: URI, not a URL, not an asset) is the engine's to refuse (IMAGE_INVALID).
     uses = uses.filter((u) => /^(https?:|asset:)/i.test(u.src));
     if (uses.length === 0) return null;

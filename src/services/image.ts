@@ -6,7 +6,7 @@
  * VALIDATION_ERROR naming `page`), found only by rendering, so its credit is refunded too.
  */
 import type { Db } from '../../db/database.ts';
-import { imagePixelSize, RenderError, type RenderWarning } from '../../engine/index.ts';
+import type { RenderWarning } from '../../engine/index.ts';
 import type { Logger } from '../logger.ts';
 import { ApiError, validationError } from '../errors.ts';
 import type { ImageTask, RenderPool } from '../render/pool.ts';
@@ -45,17 +45,11 @@ export function imageContentType(format: ImageTask['format']): string {
 }
 
 /**
- * 400 VALIDATION_ERROR naming `scale` when a page of `definitionJson` at `scale` would have more
- * than `maxPixels` pixels (every page has the template's page size, so this is known up front).
+ * 400 VALIDATION_ERROR naming `scale` when a page of `size` pixels (a page at `scale`: every page
+ * has the template's page size, so this is known up front, CheckTask.imageScale) has more than
+ * `maxPixels` pixels.
  */
-export function checkImageSize(definitionJson: string, scale: number, maxPixels: number): void {
-  let size;
-  try {
-    size = imagePixelSize(JSON.parse(definitionJson), scale);
-  } catch (e) {
-    if (e instanceof RenderError) return; // an invalid definition is reported by the data check
-    throw e;
-  }
+export function checkImageSize(size: { width: number; height: number }, scale: number, maxPixels: number): void {
   if (size.width * size.height > maxPixels) {
     const fits = Math.sqrt(maxPixels / ((size.width * size.height) / (scale * scale)));
     throw validationError([
@@ -92,8 +86,8 @@ export async function checkImageRequest(
 ): Promise<{ definition: string; integration: S3IntegrationRow | null }> {
   const template = await getTemplate(deps.db, teamId, req.template_id);
   const definition = await definitionFor(deps.db, template, req.version);
-  await checkStoredData(deps.pool, teamId, definition, req.data, req.template_id);
-  checkImageSize(definition, req.scale, maxPixels);
+  const found = await checkStoredData(deps.pool, teamId, definition, req.data, req.template_id, { imageScale: req.scale });
+  if (found.imageSize) checkImageSize(found.imageSize, req.scale, maxPixels);
   return { definition, integration: wantsS3(req) ? await requireS3Integration(deps.db, teamId) : null };
 }
 

@@ -6,13 +6,21 @@
  */
 import type { RenderWarning } from '../../engine/index.ts';
 import { randomUUID } from 'node:crypto';
-import { and, count, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, count, desc, eq, getTableColumns, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db, Tables } from '../../db/database.ts';
 import { ApiError } from '../errors.ts';
 import { debitCredit, refundCredit } from './credits.ts';
 
 export type JobRow = Tables['jobs']['$inferSelect'];
 export type JobStatus = JobRow['status'];
+/** A job as the API reads it: every column but its definition and data, which can be megabytes each (polling a job, or listing 100, read them all). */
+export type JobView = Omit<JobRow, 'definition' | 'data'>;
+
+/** The columns of {@link JobView}. */
+function viewColumns(db: Db) {
+  const { definition: _definition, data: _data, ...view } = getTableColumns(db.t.jobs);
+  return view;
+}
 
 /** What a create-async request decided, ready to store. */
 export interface NewJob {
@@ -270,19 +278,19 @@ export async function teamOfJob(db: Db, id: string): Promise<string | undefined>
 const JOB_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The job `id` of the caller's team. @throws ApiError 404 JOB_NOT_FOUND (unknown or another team's). */
-export async function getJob(db: Db, teamId: string, id: string): Promise<JobRow> {
+export async function getJob(db: Db, teamId: string, id: string): Promise<JobView> {
   const { orm, t: { jobs } } = db;
   // Job ids are randomUUID()s: anything else names no job, and is not sent to the database (a NUL
   // character in it was a PostgreSQL error, answered 500).
-  const [row] = JOB_ID_RE.test(id) ? await orm.select().from(jobs).where(and(eq(jobs.id, id), eq(jobs.teamId, teamId))) : [];
+  const [row] = JOB_ID_RE.test(id) ? await orm.select(viewColumns(db)).from(jobs).where(and(eq(jobs.id, id), eq(jobs.teamId, teamId))) : [];
   if (!row) throw new ApiError(404, 'JOB_NOT_FOUND', `no job with id "${id}"`);
   return row;
 }
 
 /** The team's job made by a request with Idempotency-Key `key`, or undefined (none, or deleted after its retention). */
-export async function jobOfIdempotencyKey(db: Db, teamId: string, key: string): Promise<JobRow | undefined> {
+export async function jobOfIdempotencyKey(db: Db, teamId: string, key: string): Promise<JobView | undefined> {
   const { orm, t: { jobs } } = db;
-  const [row] = await orm.select().from(jobs).where(and(eq(jobs.teamId, teamId), eq(jobs.idempotencyKey, key)));
+  const [row] = await orm.select(viewColumns(db)).from(jobs).where(and(eq(jobs.teamId, teamId), eq(jobs.idempotencyKey, key)));
   return row;
 }
 
@@ -300,7 +308,7 @@ async function deliveriesOf(db: Db, jobIds: string[]): Promise<Map<string, Deliv
  * What a job record says of its webhook: null without a webhook_url; `pending` with no attempt
  * until the job has finished, then the delivery's state (retried while `pending`).
  */
-function webhookJson(j: JobRow, d: DeliveryRow | undefined) {
+function webhookJson(j: JobView, d: DeliveryRow | undefined) {
   if (j.webhookUrl === null) return null;
   return {
     status: d?.status ?? 'pending',
@@ -313,7 +321,7 @@ function webhookJson(j: JobRow, d: DeliveryRow | undefined) {
 }
 
 /** The job record of §2.5 with its webhook's delivery (`delivery`: the job's row, when it has one). */
-export function toJobJson(j: JobRow, delivery?: DeliveryRow) {
+export function toJobJson(j: JobView, delivery?: DeliveryRow) {
   return {
     id: j.id,
     status: j.status,
@@ -347,7 +355,7 @@ export async function getJobJson(db: Db, teamId: string, id: string) {
 export async function listJobs(db: Db, teamId: string, limit: number, offset: number, status?: JobStatus) {
   const { orm, t: { jobs } } = db;
   const where = status ? and(eq(jobs.teamId, teamId), eq(jobs.status, status)) : eq(jobs.teamId, teamId);
-  const rows = await orm.select().from(jobs).where(where).orderBy(desc(jobs.createdAt), desc(jobs.id)).limit(limit).offset(offset);
+  const rows = await orm.select(viewColumns(db)).from(jobs).where(where).orderBy(desc(jobs.createdAt), desc(jobs.id)).limit(limit).offset(offset);
   const [{ n: total }] = await orm.select({ n: count() }).from(jobs).where(where);
   const deliveries = await deliveriesOf(db, rows.map((r) => r.id));
   return { jobs: rows.map((r) => toJobJson(r, deliveries.get(r.id))), total, limit, offset };

@@ -6,7 +6,7 @@
 import type { Db } from '../../db/database.ts';
 import { DEFAULT_MAX_IMAGE_PIXELS, type TemplateField, type RenderWarning } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
-import { checkDefinition, noLongerValid } from './definition-check.ts';
+import { checkDefinition, noLongerValid, type DefinitionCheck } from './definition-check.ts';
 import { RenderFailure, type ImageTask, type RenderPool } from '../render/pool.ts';
 import { checkImageSize, pageError } from './image.ts';
 import type { PreviewBody } from '../schemas/preview.ts';
@@ -37,15 +37,15 @@ export interface PreviewResult {
  *   definition (as POST /v1/templates answers), `definition` past `maxNodes` objects and arrays;
  *   `template_id` for a stored definition that no longer validates; `data.<path>` for data of the
  *   wrong shape, as POST /v1/pdf/create answers.
- * @returns the data fields the definition reads.
+ * @returns what the check found: the data fields the definition reads, and with `imageScale` a page's pixel size.
  */
-async function checkedPreview(pool: RenderPool, teamId: string, definitionJson: string, data: unknown, templateId: string | undefined): Promise<TemplateField[]> {
-  const found = await checkDefinition(pool, teamId, definitionJson, data, true);
+async function checkedPreview(pool: RenderPool, teamId: string, definitionJson: string, data: unknown, templateId: string | undefined, imageScale: number | undefined): Promise<DefinitionCheck> {
+  const found = await checkDefinition(pool, teamId, definitionJson, data, { fields: true, imageScale });
   if (found.definitionErrors) {
     throw templateId === undefined ? definitionFaults(found.definitionErrors) : noLongerValid(templateId, found.definitionErrors);
   }
   if (found.dataFaults) throw validationError(found.dataFaults.map((f) => ({ path: f.path, message: f.message })));
-  return found.fields ?? [];
+  return found;
 }
 
 /**
@@ -71,10 +71,11 @@ export async function renderPreview(
     definitionJson = await definitionFor(deps.db, template, req.version);
   }
   const data = req.data ?? {};
-  const fields = await checkedPreview(deps.pool, teamId, definitionJson, data, req.template_id);
   const maxPixels = deps.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS;
   const image: ImageTask | undefined = png ? { format: 'png', scale: req.scale ?? 2, page: req.page ?? 1, maxPixels, effort: 'fast' } : undefined;
-  if (image) checkImageSize(definitionJson, image.scale, maxPixels);
+  const found = await checkedPreview(deps.pool, teamId, definitionJson, data, req.template_id, image?.scale);
+  const fields = found.fields ?? [];
+  if (image && found.imageSize) checkImageSize(found.imageSize, image.scale, maxPixels);
   // URL and asset images, as a generation fetches them (422 IMAGE_FETCH_FAILED when one cannot be had).
   const images = await resolveImages(deps.images, teamId, definitionJson, data);
   try {

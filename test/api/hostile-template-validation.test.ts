@@ -10,16 +10,20 @@ import assert from 'node:assert/strict';
 import type { PostgresDb } from '../../db/postgres.ts';
 import type { SqliteDb } from '../../db/sqlite.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { createJob, waitForJob } from '../helpers/jobs.ts';
 
 let s: TestServer;
 let short: TestServer;
+let single: TestServer;
 before(async () => {
   s = await startTestServer();
   short = await startTestServer({ PLATEN_RENDER_TIMEOUT_MS: '100' });
+  single = await startTestServer({ PLATEN_RENDER_THREADS: '1', PLATEN_MAX_IMAGE_OUTPUT_PIXELS: '10000000' });
 });
 after(async () => {
   await s.close();
   await short.close();
+  await single.close();
 });
 
 const TEXT = 'lorem ipsum {{x}} '.repeat(28);
@@ -108,4 +112,18 @@ test('the fields of a large definition, and 400 naming id (was 500) for a stored
   const body = (await refused.json()) as ErrorBody;
   assert.deepEqual(body.errors.map((e) => e.path), ['id']);
   assert.match(body.errors[0].message, /no longer validates .*page\.margin/);
+});
+
+test('a job of a large definition with placeholders runs on a pool of one thread: its image sources are found on the thread the job holds (waiting for another would wait forever)', async () => {
+  const { teamId, apiKey } = await single.team(2);
+  const id = await single.template(teamId, large());
+  const { job_id } = await createJob(single, apiKey, { template_id: id, data: { x: 1, rows: ['a'] } });
+  const job = await waitForJob(single, apiKey, job_id, 60_000);
+  assert.equal(job.status, 'completed', JSON.stringify(job));
+  // Image output: a page's pixel size comes from the same check (scale 8 of an A4 page: 4763 x 6736 pixels, past 10 million).
+  const image = await single.api('POST', '/v1/image/create', apiKey, { template_id: id, data: { x: 1, rows: [] }, scale: 8 });
+  assert.equal(image.status, 400);
+  const body = (await image.json()) as ErrorBody;
+  assert.deepEqual(body.errors.map((e) => e.path), ['scale']);
+  assert.match(body.errors[0].message, /the image would be 4763 x 6736 pixels/);
 });
