@@ -95,7 +95,7 @@ export async function createTemplate(db: Db, teamId: string, input: { name: stri
   const definition = await validDefinition(input.type, input.definition, limits, teamId);
   const now = new Date().toISOString();
   const row = { id: newTemplateId(), teamId, name: input.name, type: input.type, definition, createdAt: now, updatedAt: now };
-  await checkTeamStorage(db, teamId, row.definition.length, limits.maxTeamStorageBytes, 'definition');
+  await checkTeamStorage(db, teamId, Buffer.byteLength(row.definition), limits.maxTeamStorageBytes, 'definition');
   const [stored] = await db.orm.insert(db.t.templates).values(row).returning();
   return stored;
 }
@@ -153,7 +153,7 @@ export async function updateTemplate(
     definition,
     updatedAt: new Date().toISOString(),
   };
-  await checkTeamStorage(db, teamId, next.definition.length, limits.maxTeamStorageBytes, 'definition', row.definition.length);
+  await checkTeamStorage(db, teamId, Buffer.byteLength(next.definition), limits.maxTeamStorageBytes, 'definition', Buffer.byteLength(row.definition));
   const { orm, t: { templates } } = db;
   await orm.update(templates).set(next).where(and(eq(templates.id, id), eq(templates.teamId, teamId)));
   return { ...row, ...next };
@@ -175,7 +175,7 @@ const VERSION_RUNS = 5;
  */
 export async function createVersion(db: Db, teamId: string, id: string, tag: string | undefined, maxTeamStorageBytes = DEFAULT_MAX_TEAM_STORAGE_BYTES) {
   const row = await getTemplate(db, teamId, id);
-  await checkTeamStorage(db, teamId, row.definition.length, maxTeamStorageBytes, 'template');
+  await checkTeamStorage(db, teamId, Buffer.byteLength(row.definition), maxTeamStorageBytes, 'template');
   const tagTaken = () => new ApiError(409, 'TAG_EXISTS', `template "${id}" already has a version tagged "${tag}"`);
   for (let run = 1; ; run++) {
     try {
