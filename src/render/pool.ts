@@ -19,7 +19,7 @@ import { DEFAULT_CHECK_IN_THREAD_BYTES, type EngineLimits } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { FairQueue, type Release } from './fair-queue.ts';
 import { DEFAULT_RENDER_MEMORY_MB, DEFAULT_RENDER_YOUNG_MB, RENDER_V8_FLAGS, renderResourceLimits } from './heap.ts';
-import type { CheckOutcome, CheckTask, ImageTask, RenderOutcome, RenderTask, RenderWorkerData, ThreadReady } from './task.ts';
+import type { CheckOutcome, CheckTask, ImageCheckOutcome, ImageCheckTask, ImageTask, RenderOutcome, RenderTask, RenderWorkerData, ThreadReady } from './task.ts';
 
 export type { CheckOutcome, CheckTask, ImageTask } from './task.ts';
 
@@ -162,6 +162,13 @@ class RenderThread {
   async check(task: CheckTask): Promise<CheckOutcome> {
     const out = await this.run<CheckOutcome>(task, 'check');
     if (out === undefined || !('definitionErrors' in out)) throw new RenderFailure('RENDER_ERROR', 'the render thread returned no result');
+    return out;
+  }
+
+  /** Check an uploaded image with the deadline. @throws RenderFailure as {@link render} */
+  async checkImage(task: ImageCheckTask): Promise<ImageCheckOutcome> {
+    const out = await this.run<ImageCheckOutcome>(task, 'checkImage');
+    if (typeof out?.ok !== 'boolean') throw new RenderFailure('RENDER_ERROR', 'the render thread returned no result');
     return out;
   }
 
@@ -327,11 +334,25 @@ export class RenderPool {
    * @throws RenderFailure when the thread is stopped (RENDER_TIMEOUT, RENDER_MEMORY, RENDER_CRASHED).
    */
   async check(task: CheckTask, team: string): Promise<CheckOutcome> {
+    return this.onThread(team, (thread) => thread.check(task));
+  }
+
+  /**
+   * Check an uploaded image (`task.bytes`) as a render would decode it, on a thread in `team`'s
+   * fair share (an SVG's parse takes a render's CPU time).
+   * @throws RenderFailure when the thread is stopped.
+   */
+  async checkImage(task: ImageCheckTask, team: string): Promise<ImageCheckOutcome> {
+    return this.onThread(team, (thread) => thread.checkImage(task));
+  }
+
+  /** Run `work` on a thread once `team`'s turn comes, and give the thread back after it. */
+  private async onThread<T>(team: string, work: (thread: RenderThread) => Promise<T>): Promise<T> {
     const release = await this.queue.acquire(team);
     const thread = this.idle.pop()!;
     const start = performance.now();
     try {
-      return await thread.check(task);
+      return await work(thread);
     } finally {
       this.noteSpeed(team, performance.now() - start, true);
       this.giveBack(thread, release);

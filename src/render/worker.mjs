@@ -7,3 +7,4 @@ const task = await import('./task.ts');
 export default task.default;
 export const ready = task.ready;
 export const check = task.check;
+export const checkImage = task.checkImage;

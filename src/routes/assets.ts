@@ -88,7 +88,7 @@ export function assetRoutes(s: Services): OpenAPIHono<AppEnv> {
     if (file.size > s.config.assetMaxBytes) throw validationError([{ path: 'file', message: `the file is larger than ${s.config.assetMaxBytes} bytes (PLATEN_ASSET_MAX_BYTES)` }]);
     const bytes = Buffer.from(await file.arrayBuffer());
     try {
-      const row = await createAsset(s.db, s.assets, c.get('teamId'), { filename: file.name, bytes }, s.config.assetMaxBytes, s.config.maxTeamStorageBytes, s.config.engineLimits);
+      const row = await createAsset(s.db, s.assets, c.get('teamId'), { filename: file.name, bytes }, s.config.assetMaxBytes, s.config.maxTeamStorageBytes, s.config.engineLimits, s.pool);
       return c.json(toAssetJson(row), 201);
     } catch (e) {
       if (e instanceof StorageFailure) throw new ApiError(503, 'STORAGE_UNAVAILABLE', `the asset could not be stored: ${e.message}`);

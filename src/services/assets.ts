@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { and, count, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
-import { checkImageBytes, DEFAULT_LIMITS, RenderError, type ImageLimits } from '../../engine/index.ts';
+import { checkImageBytes, DEFAULT_LIMITS, RenderError, type CheckedImage, type ImageLimits, type RenderErrorCode } from '../../engine/index.ts';
+import { RenderFailure, type RenderPool } from '../render/pool.ts';
 import { DEFAULT_MAX_TEAM_STORAGE_BYTES, type Config } from '../config.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { LocalStore, openStore, type BlobStore } from '../storage/index.ts';
@@ -55,6 +56,7 @@ export function toAssetJson(row: AssetRow): AssetJson {
  * Store an uploaded image for `teamId`. The bytes go to the store first, then the row: an asset
  * listed always has its bytes.
  * @param imageLimits the render limits the image is checked against (the service's engine limits).
+ * @param pool where a large SVG is checked (none: on this thread).
  * @throws ApiError 400 VALIDATION_ERROR (path `file`) when it is empty, larger than `maxBytes`,
  *   not a PNG, JPEG or SVG, one a render could not draw (the engine's message), or would take the
  *   team's storage past `maxTeamStorageBytes`; StorageFailure when the store cannot be written.
@@ -67,16 +69,11 @@ export async function createAsset(
   maxBytes: number,
   maxTeamStorageBytes = DEFAULT_MAX_TEAM_STORAGE_BYTES,
   imageLimits: ImageLimits = DEFAULT_LIMITS,
+  pool?: RenderPool,
 ): Promise<AssetRow> {
   if (upload.bytes.length === 0) throw validationError([{ path: 'file', message: 'the file is empty' }]);
   if (upload.bytes.length > maxBytes) throw validationError([{ path: 'file', message: `the file is larger than ${maxBytes} bytes (PLATEN_ASSET_MAX_BYTES)` }]);
-  let contentType: string;
-  try {
-    contentType = MEDIA_TYPES[(await checkImageBytes(upload.bytes, imageLimits)).type];
-  } catch (e) {
-    if (!(e instanceof RenderError)) throw e;
-    throw validationError([{ path: 'file', message: uploadFault(e) }]);
-  }
+  const contentType = MEDIA_TYPES[await checkedImageType(upload.bytes, imageLimits, teamId, pool)];
   await checkTeamStorage(db, teamId, upload.bytes.length, maxTeamStorageBytes, 'file');
   const row: AssetRow = {
     id: randomBytes(16).toString('hex'),
@@ -89,6 +86,35 @@ export async function createAsset(
   await store.put(blobName(row), upload.bytes, { contentType, expiresAt: NEVER, teamId });
   await db.orm.insert(db.t.assets).values(row);
   return row;
+}
+
+/**
+ * The type of an upload a render can draw (png, jpeg, svg). PNG and JPEG headers are read here;
+ * anything else longer than the pool's PLATEN_CHECK_IN_THREAD_BYTES (an SVG: parsing 5 MB of it
+ * took 100-145 ms) is checked on a render thread in the team's fair share.
+ * @throws ApiError 400 VALIDATION_ERROR (path `file`) with the engine's reason it cannot be drawn.
+ */
+async function checkedImageType(bytes: Buffer, limits: ImageLimits, teamId: string, pool: RenderPool | undefined): Promise<CheckedImage['type']> {
+  const rasterHeader = bytes[0] === 0x89 || (bytes[0] === 0xff && bytes[1] === 0xd8);
+  if (pool && !rasterHeader && bytes.length > pool.limits.checkInThreadBytes) {
+    let out;
+    try {
+      out = await pool.checkImage({ bytes, limits }, teamId);
+    } catch (e) {
+      if (e instanceof RenderFailure && (e.code === 'RENDER_TIMEOUT' || e.code === 'RENDER_MEMORY')) {
+        throw validationError([{ path: 'file', message: `the image could not be checked: ${e.message.replace(/^the render/, 'checking it')}; send a simpler image` }]);
+      }
+      throw e;
+    }
+    if (out.ok) return out.type;
+    throw validationError([{ path: 'file', message: uploadFault(new RenderError(out.code as RenderErrorCode, out.message)) }]);
+  }
+  try {
+    return (await checkImageBytes(bytes, limits)).type;
+  } catch (e) {
+    if (!(e instanceof RenderError)) throw e;
+    throw validationError([{ path: 'file', message: uploadFault(e) }]);
+  }
 }
 
 /** The engine's reason an upload cannot be drawn, as the answer says it (with the variable of a limit). */

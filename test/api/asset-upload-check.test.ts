@@ -93,3 +93,15 @@ test('a PNG, a JPEG and an SVG within the limits are stored (201) and render', a
   }
   assert.equal(await assetCount(apiKey), 3);
 });
+
+test('an SVG over 64 KiB is checked on a render thread with the same rules: a long path is stored, too many elements refused', async () => {
+  const { apiKey } = await s.team(0);
+  const d = `M0 0 ${Array.from({ length: 20_000 }, (_, i) => `L${i % 10} ${(i * 7) % 10}`).join(' ')} Z`;
+  const long = `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" viewBox="0 0 10 10"><path d="${d}" fill="#1f4e79"/></svg>`;
+  assert.ok(long.length > 64 * 1024);
+  const res = await upload(apiKey, long, 'long.svg');
+  assert.equal(res.status, 201, await res.clone().text());
+  assert.equal(((await res.json()) as { content_type: string }).content_type, 'image/svg+xml');
+  const padded = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><!--${'x'.repeat(70_000)}-->${'<rect width="1" height="1"/>'.repeat(60)}</svg>`;
+  await refused(apiKey, padded, 'many.svg', /more than 50 elements/);
+});
