@@ -86,9 +86,15 @@ test('validating past the render deadline is 400 naming definition, and the serv
   assert.equal(res.status, 400);
   const body = (await res.json()) as ErrorBody;
   assert.deepEqual(body.errors.map((e) => e.path), ['definition']);
-  assert.match(body.errors[0].message, /could not be validated: validating it took longer than 100 ms/);
-  const id = await short.template(teamId, { content: [{ text: 'small' }] });
-  const pdf = await short.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: {}, export_type: 'binary' });
+  assert.match(body.errors[0].message, /could not be checked: checking it took longer than 100 ms .*make the definition smaller/);
+  const id = await short.template(teamId, { content: [{ text: 'small' }, { each: 'rows', content: [{ text: '{{item.a}}' }] }] });
+  // Data of a million values is checked on a thread too, whatever the definition: past the deadline, 400 naming data.
+  const many = await short.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { rows: Array(1_000_000).fill({}) }, export_type: 'binary' });
+  assert.equal(many.status, 400);
+  const manyBody = (await many.json()) as ErrorBody;
+  assert.deepEqual(manyBody.errors.map((e) => e.path), ['data']);
+  assert.match(manyBody.errors[0].message, /could not be checked: checking it took longer than 100 ms .*make the data smaller/);
+  const pdf = await short.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { rows: [{ a: 1 }] }, export_type: 'binary' });
   assert.equal(pdf.status, 200);
 });
 
