@@ -12,7 +12,7 @@
  */
 import type { Db } from '../../db/database.ts';
 import type { PdfVariant, Protection } from '../../engine/index.ts';
-import { ImageSourceFailure, type ImageResolver } from '../services/image-sources.ts';
+import { ImageSourceFailure, mayNeedSources, type ImageResolver } from '../services/image-sources.ts';
 import type { SecretBox } from '../services/secrets.ts';
 import { DEFAULT_MAX_IMAGE_PIXELS } from '../../engine/index.ts';
 import type { Logger } from '../logger.ts';
@@ -256,18 +256,19 @@ export async function processJob(deps: Pick<RunnerDeps, 'db' | 'files' | 's3' | 
     if (job.storeS3 && !integration) {
       throw new JobFailure('S3_INTEGRATION_MISSING', 'the team has no S3 integration any more (it was removed after the job was queued); configure one with POST /v1/integrations/s3');
     }
-    const data = JSON.parse(job.data);
+    // The data is parsed here only when its image sources must be found; the render thread parses it itself.
+    const data = mayNeedSources(job.definition) ? JSON.parse(job.data) : undefined;
     const protection = job.protectionEnc ? openProtection(deps.secrets, job.protectionEnc) : undefined;
     // URL and asset images are fetched now, when the job runs (an asset deleted since fails it).
     let images: Map<string, Uint8Array> | undefined;
     try {
       // (a large definition's sources found on the thread this job holds: it must not wait for another)
-      images = (await deps.images?.resolve(job.teamId, job.definition, data, undefined, render)) ?? undefined;
+      images = data === undefined ? undefined : ((await deps.images?.resolve(job.teamId, job.definition, data, undefined, render)) ?? undefined);
     } catch (e) {
       if (e instanceof ImageSourceFailure) throw new JobFailure(e.code, e.message);
       throw e;
     }
-    const { pdf, warnings } = await render({ definitionJson: job.definition, data, pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined, images, protection });
+    const { pdf, warnings } = await render({ definitionJson: job.definition, dataJson: job.data, pdfVariant: (job.pdfVariant ?? undefined) as PdfVariant | undefined, images, protection });
     if (warnings.length > 0) log.warn({ job: id, template: job.templateId, warnings: warnings.length }, 'rendered with warnings');
     const filename = `${job.filename}.${image ? IMAGE_EXTENSIONS[image.format] : 'pdf'}`;
     if (integration) {

@@ -29,7 +29,9 @@ if (cacheMb !== undefined) configureCaches(cacheMb);
 export interface RenderTask {
   /** The definition's JSON text: cheaper to pass between threads than an object, and a cache key. */
   definitionJson: string;
-  data: unknown;
+  data?: unknown;
+  /** The data as JSON text, instead of `data`: parsed here. */
+  dataJson?: string;
   /** `$now` and the creation date, ms since the epoch. */
   now: number;
   /** PDF/A variant (spec §2.1 pdf_variant). */
@@ -66,6 +68,7 @@ const heapMb = () => getHeapStatistics().used_heap_size / 1048576;
 
 export default async function render(task: RenderTask): Promise<RenderOutcome> {
   try {
+    if (task.dataJson !== undefined) task = { ...task, data: JSON.parse(task.dataJson) };
     if (task.image) {
       const img = await renderImage(definitionOf(task.definitionJson), task.data, { now: new Date(task.now), watermark: task.watermark, fonts, limits, images: task.images, ...task.image });
       // `pdf` carries the output file: here the image.

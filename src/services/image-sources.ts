@@ -48,6 +48,11 @@ export interface ImageResolverOptions {
   pool?: RenderPool;
 }
 
+/** Whether a definition (JSON text) may have image sources to fetch: a URL, an asset, or a placeholder ({{x}} or <<x>>) that could bind to one. */
+export function mayNeedSources(definitionJson: string): boolean {
+  return /asset:|https?:|\{\{|<</i.test(definitionJson);
+}
+
 /** Resolves the external image sources of renders (one per process). */
 export class ImageResolver {
   private readonly slots: TeamSlots;
@@ -68,7 +73,7 @@ export class ImageResolver {
    */
   async resolve(teamId: string, definitionJson: string, data: unknown, now = new Date(), onThread?: RenderOnThread): Promise<Map<string, Uint8Array> | null> {
     // Cheap test first: a definition without those sources needs no binding pass.
-    if (!/asset:|https?:|\{\{/i.test(definitionJson)) return null;
+    if (!mayNeedSources(definitionJson)) return null;
     // Bound as a render binds, on a render thread for a large definition (services/definition-check.ts);
     // null for an invalid definition or a failed binding: the render says what is wrong.
     const found = await checkDefinition(this.opts.pool, teamId, definitionJson, data, { sources: { now: now.getTime(), ...this.opts.bindLimits } }, onThread);

@@ -204,3 +204,15 @@ test('previews fetch URL and asset images too, and answer 422 IMAGE_FETCH_FAILED
   const missing = await expectError(await s.api('POST', '/v1/templates/preview', apiKey, { definition: { content: [{ text: 'x' }, { image: 'asset:0123456789abcdef0123456789abcdef' }] } }), 422, 'IMAGE_FETCH_FAILED');
   assert.equal(missing.path, 'content[1].image');
 });
+
+test('an image source written <<u>> is fetched like {{u}}, by a request and by a job (the job\'s data parsed on its render thread)', async () => {
+  const { teamId, apiKey } = await s.team(3);
+  const id = await s.template(teamId, { content: [{ image: '<<u>>', width: 50 }] });
+  const pdf = await binary(apiKey, { template_id: id, data: { u: `${images.origin}/logo.png` } });
+  assert.equal(pdfImages(pdf).filter((r) => /^\s*\d+\s+\d+\s+image\s/.test(r)).length, 1, 'drawn by the request');
+  const res = await s.api('POST', '/v1/pdf/create-async', apiKey, { template_id: id, data: { u: `${images.origin}/logo.png` } });
+  const job = await waitForJob(s, apiKey, ((await res.json()) as { job_id: string }).job_id);
+  assert.equal(job.status, 'completed', JSON.stringify(job));
+  const fromJob = Buffer.from(await (await fetch(job.result_url!)).arrayBuffer());
+  assert.equal(pdfImages(fromJob).filter((r) => /^\s*\d+\s+\d+\s+image\s/.test(r)).length, 1, 'drawn by the job');
+});
