@@ -96,8 +96,9 @@ export async function createTemplate(db: Db, teamId: string, input: { name: stri
   const now = new Date().toISOString();
   const row = { id: newTemplateId(), teamId, name: input.name, type: input.type, definition, createdAt: now, updatedAt: now };
   await checkTeamStorage(db, teamId, Buffer.byteLength(row.definition), limits.maxTeamStorageBytes, 'definition');
-  const [stored] = await db.orm.insert(db.t.templates).values(row).returning();
-  return stored;
+  // Only the column the database makes comes back: returning the row copied a 10 MB definition back.
+  const [{ seq }] = await db.orm.insert(db.t.templates).values(row).returning({ seq: db.t.templates.seq });
+  return { ...row, seq };
 }
 
 const templateById = perDatabase(({ orm, t: { templates } }) => orm.select().from(templates).where(eq(templates.id, sql.placeholder('id'))).prepare('platen_template_by_id'));
@@ -153,8 +154,13 @@ export async function updateTemplate(
     definition,
     updatedAt: new Date().toISOString(),
   };
-  await checkTeamStorage(db, teamId, Buffer.byteLength(next.definition), limits.maxTeamStorageBytes, 'definition', Buffer.byteLength(row.definition));
   const { orm, t: { templates } } = db;
+  if (input.definition === undefined) {
+    // A rename leaves the stored definition as it is (writing it again cost a 10 MB write).
+    await orm.update(templates).set({ name: next.name, updatedAt: next.updatedAt }).where(and(eq(templates.id, id), eq(templates.teamId, teamId)));
+    return { ...row, ...next };
+  }
+  await checkTeamStorage(db, teamId, Buffer.byteLength(next.definition), limits.maxTeamStorageBytes, 'definition', Buffer.byteLength(row.definition));
   await orm.update(templates).set(next).where(and(eq(templates.id, id), eq(templates.teamId, teamId)));
   return { ...row, ...next };
 }
