@@ -7,6 +7,7 @@ import { deflateSync } from 'node:zlib';
 import { DEFAULT_LIMITS, RenderError, type ErrorDetail, type Limits } from './errors.ts';
 import type { RenderWarning } from './warnings.ts';
 import { dataFaults } from './template/data-check.ts';
+export { dataDepthFault } from './template/data-check.ts';
 import { templateFields as fieldsOf } from './template/fields.ts';
 import { parseTemplate } from './template/schema.ts';
 import type { Template, TemplateField, TemplateIssue } from './template/types.ts';

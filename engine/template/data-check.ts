@@ -69,6 +69,12 @@ export function dataDepth(data: unknown, limit: number): number {
   return deepest;
 }
 
+/** The fault of data nested deeper than `maxDataDepth` (path `data`), or null: found without the template. */
+export function dataDepthFault(data: unknown, maxDataDepth: number): ErrorDetail | null {
+  if (dataDepth(data, maxDataDepth) <= maxDataDepth) return null;
+  return { path: 'data', message: `the data is nested deeper than ${maxDataDepth} levels (objects and arrays)` };
+}
+
 type Obj = Record<string, unknown>;
 
 interface Walk {
@@ -310,9 +316,8 @@ function walkTable(spec: Obj, scope: Scope, w: Walk, path: string): void {
  * template must have passed validation.
  */
 export function dataFaults(template: Template, data: unknown, opts: DataCheckOptions): ErrorDetail[] {
-  if (dataDepth(data, opts.maxDataDepth) > opts.maxDataDepth) {
-    return [{ path: 'data', message: `the data is nested deeper than ${opts.maxDataDepth} levels (objects and arrays)` }];
-  }
+  const deep = dataDepthFault(data, opts.maxDataDepth);
+  if (deep) return [deep];
   let current: Walk | null = null;
   const missing = template.strict ? strictMissing(() => current!) : null;
   const faults: ErrorDetail[] = [];

@@ -298,6 +298,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
           { name: 'note', type: 'unknown' },
         ],
       }),
+      400: one(
+        'a stored draft that no longer validates',
+        error('VALIDATION_ERROR', `id: the stored template ${TEMPLATE_ID} no longer validates (template is invalid: page.margin: the left and right margins leave 0 pt of the page's width of 595 pt for the content; at least 12 pt are needed: make the margins smaller or the page larger); correct it with PUT /v1/templates/${TEMPLATE_ID}`, {
+          errors: [{ path: 'id', message: `the stored template ${TEMPLATE_ID} no longer validates (template is invalid: page.margin: the left and right margins leave 0 pt of the page's width of 595 pt for the content; at least 12 pt are needed: make the margins smaller or the page larger); correct it with PUT /v1/templates/${TEMPLATE_ID}` }],
+        }),
+      ),
       403: FORBIDDEN,
       404: TEMPLATE_NOT_FOUND,
       ...AUTH_ERRORS,

@@ -119,7 +119,11 @@ const fields = createRoute({
   description: 'Names are data paths such as `customer.name` or `items[].qty`; an image template has none.',
   security: [{ apiKey: [] }],
   request: { params: templateIdParam },
-  responses: { 200: { description: 'the fields', content: json(templateFieldList) }, ...ofTemplate },
+  responses: {
+    200: { description: 'the fields', content: json(templateFieldList) },
+    400: errorResponse('the stored definition no longer validates (stored before a rule that now refuses it), or was too large to check in time: VALIDATION_ERROR naming `id`'),
+    ...ofTemplate,
+  },
 });
 
 /**

@@ -76,7 +76,7 @@ export class ImageResolver {
     if (!mayNeedSources(definitionJson)) return null;
     // Bound as a render binds, on a render thread for a large definition (services/definition-check.ts);
     // null for an invalid definition or a failed binding: the render says what is wrong.
-    const found = await checkDefinition(this.opts.pool, teamId, definitionJson, data, { sources: { now: now.getTime(), ...this.opts.bindLimits } }, onThread);
+    const found = await checkDefinition(this.opts.pool, teamId, definitionJson, { data, sources: { now: now.getTime(), ...this.opts.bindLimits }, onThread });
     let uses = found.sources;
     if (uses === null) return null;
     // Anything else (not a data: URI, not a URL, not an asset) is the engine's to refuse (IMAGE_INVALID).

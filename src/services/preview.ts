@@ -40,7 +40,7 @@ export interface PreviewResult {
  * @returns what the check found: the data fields the definition reads, and with `imageScale` a page's pixel size.
  */
 async function checkedPreview(pool: RenderPool, teamId: string, definitionJson: string, data: unknown, templateId: string | undefined, imageScale: number | undefined): Promise<DefinitionCheck> {
-  const found = await checkDefinition(pool, teamId, definitionJson, data, { fields: true, imageScale });
+  const found = await checkDefinition(pool, teamId, definitionJson, { data, fields: true, imageScale, definitionField: templateId === undefined ? 'definition' : 'template_id' });
   if (found.definitionErrors) {
     throw templateId === undefined ? definitionFaults(found.definitionErrors) : noLongerValid(templateId, found.definitionErrors);
   }

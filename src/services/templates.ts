@@ -239,7 +239,7 @@ export async function definitionFor(db: Db, template: TemplateRow, version: stri
 export async function fieldsOf(db: Db, teamId: string, id: string, pool?: RenderPool): Promise<TemplateField[]> {
   const row = await getTemplate(db, teamId, id);
   if (row.type !== 'pdf') return [];
-  const found = await checkDefinition(pool, teamId, row.definition, undefined, { fields: true });
+  const found = await checkDefinition(pool, teamId, row.definition, { fields: true, definitionField: 'id' });
   if (found.definitionErrors) throw noLongerValid(id, found.definitionErrors, 'id');
   return found.fields ?? [];
 }

@@ -133,3 +133,32 @@ test('a job of a large definition with placeholders runs on a pool of one thread
   assert.deepEqual(body.errors.map((e) => e.path), ['scale']);
   assert.match(body.errors[0].message, /the image would be 4763 x 6736 pixels/);
 });
+
+test('data nested 6,000 levels deep beside 10,001 values: 400 naming data, as for small data (copying it to a render thread overflowed the stack: a 500 and a thread restarted)', async () => {
+  const { teamId, apiKey } = await s.team(1);
+  const id = await s.template(teamId, { content: [{ text: '{{a}}' }] });
+  const deep = `${'['.repeat(6000)}${']'.repeat(6000)}`;
+  for (const data of [`{"a":"x","deep":${deep}}`, `{"a":"x","deep":${deep},"pad":[${Array(10_001).fill(0).join(',')}]}`]) {
+    for (const [path, body] of [
+      ['/v1/pdf/create', `{"template_id":"${id}","data":${data},"export_type":"binary"}`],
+      ['/v1/templates/preview', `{"template_id":"${id}","data":${data}}`],
+    ]) {
+      const res = await fetch(`${s.url}${path}`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body });
+      assert.equal(res.status, 400, `${path}: ${(await res.clone().text()).slice(0, 200)}`);
+      const { errors } = (await res.json()) as ErrorBody;
+      assert.deepEqual(errors.map((e) => [e.path, e.message]), [['data', 'the data is nested deeper than 32 levels (objects and arrays)']]);
+    }
+  }
+  const pdf = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { a: 'x' }, export_type: 'binary' });
+  assert.equal(pdf.status, 200);
+});
+
+test('a stored definition whose check passes the deadline is 400 naming template_id', async () => {
+  const { teamId, apiKey } = await short.team(1);
+  const id = await short.template(teamId, { content: Array.from({ length: 17_000 }, () => ({ text: TEXT, fontSize: 10 })) });
+  const res = await short.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { x: 1 }, export_type: 'binary' });
+  assert.equal(res.status, 400);
+  const { errors } = (await res.json()) as ErrorBody;
+  assert.deepEqual(errors.map((e) => e.path), ['template_id']);
+  assert.match(errors[0].message, /could not be checked: checking it took longer than 100 ms .*make the definition smaller/);
+});
