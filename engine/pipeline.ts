@@ -100,14 +100,16 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   };
   // Paginate (again while the bands' rooms change with the page count: PageAreas.paginate); each
   // pagination tells its own sink, and only the one kept is heard.
-  const paginateSettled = (content: Box[], sink: WarningSink): DrawItem[][] => {
+  const paginateSettled = (content: Box[], sink: WarningSink): Paginated => {
     const r = areas.paginate(() => {
       const paginated = new WarningSink();
-      return { bodies: paginateRegions(content, frame.margin.left, regionOf, opts.limits.maxPages, frame, paginated), paginated };
+      const overflow = { least: Infinity };
+      return { bodies: paginateRegions(content, frame.margin.left, regionOf, opts.limits.maxPages, frame, paginated, overflow), paginated, overflow };
     });
     sink.absorb(r.paginated);
-    return r.bodies;
+    return { bodies: r.bodies, overflowLeast: r.overflow.least };
   };
+  const layOut = (prepared: PNode[], ctx: MeasureContext, sink: WarningSink) => measureAndPaginate(prepared, areas, ctx, frame.contentWidth, paginateSettled, sink);
 
   // Each pass's output is let go as soon as the next pass has made its own (the variables set to
   // null): a function's locals stay alive until it returns, and the 1,000-row report's prepared
@@ -128,7 +130,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
       const p: PrepareContext = { ...prepare, budget: trialBudget, warnings: trialWarnings, flow: new PageEstimate(areas.largest, opts.limits.maxPages), tags: null, structParent: null, links: null };
       const m: MeasureContext = { ...measure, budget: trialBudget, warnings: trialWarnings };
       const trialContent = expandToc(bound!, headings, pages);
-      const found = anchorPages(paginateSettled(measureAll(prepareNodes(trialContent, bands.root, p, 'content'), frame.contentWidth, m, areas.measureHeight), trialWarnings));
+      const found = anchorPages(layOut(prepareNodes(trialContent, bands.root, p, 'content'), m, trialWarnings));
       const settled = pages !== null && headings.every((h) => found.get(h.id) === pages!.get(h.id));
       pages = found;
       if (settled) break;
@@ -151,7 +153,7 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   prepare.tags = null;
   prepare.structParent = null;
   // measure and paginate
-  const bodies = measureAndPaginate(prepared, areas, measure, frame.contentWidth, paginateSettled, warnings);
+  const bodies = layOut(prepared, measure, warnings);
   prepared = null;
   // internal links to ids no node has
   const anchors = anchorPages(bodies);
@@ -163,31 +165,36 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   return { pages, warnings: warnings.list() };
 }
 
+/** A pagination, and the smallest region something ran past the bottom of (Infinity: none). */
+interface Paginated {
+  readonly bodies: DrawItem[][];
+  readonly overflowLeast: number;
+}
+
 /** Measurings at most, after the first, for pages whose bands leave less room than the content was measured for. */
 const MAX_REMEASURES = 2;
 
 /**
- * Measure the prepared content for the room `areas` gives it, and paginate it. When the bands vary
- * from page to page, a page the measuring did not foresee (a header on `$page == 3` only) can have
- * less room than the content was measured for, and an image or a fixed-height box measured for
- * the other pages would run past its bottom: the content is then measured again for that page's
- * room and paginated again (at most {@link MAX_REMEASURES} times). The budget counts the first
+ * Measure the prepared content for the room `areas` gives it first (PageAreas.measureHeight), and
+ * paginate it. When the bands vary from page to page, something measured for that room (an image,
+ * a fixed-height box) can land on a page with less (a one-page document with a letterhead and a
+ * totals footer, a header on `$page == 3` only) and run past its bottom: the content is then
+ * measured again for that page's room and paginated again, at most {@link MAX_REMEASURES} times.
+ * Documents where nothing runs past a page are measured once. The budget counts the first
  * measuring; only the kept one's warnings are heard.
  */
-function measureAndPaginate(prepared: PNode[], areas: PageAreas, measure: MeasureContext, width: number, paginateSettled: (content: Box[], sink: WarningSink) => DrawItem[][], warnings: WarningSink): DrawItem[][] {
+function measureAndPaginate(prepared: PNode[], areas: PageAreas, measure: MeasureContext, width: number, paginateSettled: (content: Box[], sink: WarningSink) => Paginated, warnings: WarningSink): DrawItem[][] {
   let height = areas.measureHeight;
   const once = (ctx: MeasureContext, sink: WarningSink) => paginateSettled(measureAll(prepared, width, ctx, height), sink);
   let sink = new WarningSink();
-  let bodies = once({ ...measure, warnings: sink }, sink);
-  for (let pass = 0; areas.varies && pass < MAX_REMEASURES; pass++) {
-    const least = areas.smallest(bodies.length);
-    if (least >= height) break;
-    height = least;
+  let r = once({ ...measure, warnings: sink }, sink);
+  for (let pass = 0; areas.varies && pass < MAX_REMEASURES && r.overflowLeast < height; pass++) {
+    height = r.overflowLeast;
     sink = new WarningSink();
-    bodies = once({ ...measure, budget: null, warnings: sink }, sink);
+    r = once({ ...measure, budget: null, warnings: sink }, sink);
   }
   warnings.absorb(sink);
-  return bodies;
+  return r.bodies;
 }
 
 /** Options of {@link renderDocument}: those of renderPdf (engine/index.ts). */

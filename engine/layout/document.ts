@@ -126,8 +126,11 @@ export class PageAreas {
     const fault = marginRoomFault(b.frame.width, b.frame.height, b.frame.margin);
     if (fault !== null) throw new RenderError('TEMPLATE_INVALID', fault, 'page.margin');
     this.varies = readsPageInCondition([b.template.header ?? null, b.template.footer ?? null]);
-    this.typical = this.area(flowHeight(bandBoxes(b, 'header', MEASURE_PAGE)), flowHeight(bandBoxes(b, 'footer', MEASURE_PAGE)), null);
-    this.tallest = { header: this.typical.headerHeight, footer: this.typical.footerHeight };
+    const header = flowHeight(bandBoxes(b, 'header', MEASURE_PAGE));
+    const footer = flowHeight(bandBoxes(b, 'footer', MEASURE_PAGE));
+    // A last page of many (what the stand-ins make) may hold its bands alone when they vary (see of).
+    this.typical = this.varies ? this.areaOrBandsAlone(header, footer) : this.area(header, footer, null);
+    this.tallest = { header, footer };
   }
 
   /** The largest content area measured so far (the typical one, page 1's): a bound on how much one page holds, for estimates. */
@@ -136,27 +139,28 @@ export class PageAreas {
   }
 
   /**
-   * The height the content is measured for (images and codes scaled down to it, fixed heights
-   * clamped to it): the smallest area of a last page of many (the typical one), of pages 1 and 2
-   * of many, and of the only page and the second of two, so that what is measured to fit a page
-   * fits under a first page's letterhead and over a last page's totals footer, both at once too.
+   * The height the content is measured for first (images and codes scaled down to it, fixed
+   * heights clamped to it): the smallest area of a last page of many (the typical one) and of
+   * pages 1 and 2 of many, leaving out a last page that holds its bands alone. A page with less
+   * room where something measured for this lands (a one-page document with a letterhead and a
+   * totals footer, a header on page 3 only) has the content measured again for its room (the
+   * pipeline's measureAndPaginate).
    */
   get measureHeight(): number {
     if (!this.varies) return this.typical.height;
     if (this.measured === null) {
-      const room = (page: number, pages: number) => this.b.frame.bodyHeight - flowHeight(bandBoxes(this.b, 'header', { page, pages })) - flowHeight(bandBoxes(this.b, 'footer', { page, pages }));
-      // A last page whose bands leave no room holds none of the content (see of): not a room to measure for.
-      const rooms = [this.typical.height, this.of(0).height, this.of(1).height, room(1, 1), room(2, 2)].filter((h) => h >= MIN_REGION);
-      this.measured = Math.min(...rooms);
+      const rooms = [this.typical.height, this.of(0).height, this.of(1).height].filter((h) => h > 0);
+      this.measured = rooms.length > 0 ? Math.min(...rooms) : MIN_REGION;
     }
     return this.measured;
   }
 
   /**
    * The content area of page `index` (from 0). The last page of the count assumed may hold the
-   * bands alone (a height of 0: the content goes on to the next page) when they leave it no room
-   * but do not overlap: a first-page letterhead and a last-page totals footer that do not fit on
-   * one page together make a document of two pages.
+   * bands alone (a height of 0: the content goes on to the next page, or has ended) when they
+   * leave it no room: a first-page letterhead and a last-page totals footer that do not fit on one
+   * page together make a document of two pages; {@link paginate} refuses a document whose last
+   * page's bands overlap.
    * @throws RenderError TEMPLATE_INVALID when the bands of another page leave no room.
    */
   of(index: number): ContentArea {
@@ -165,20 +169,7 @@ export class PageAreas {
     if (this.headers[index] === undefined) this.measure(index);
     const header = this.headers[index];
     const footer = this.footers[index];
-    if (index === this.pages - 1 && this.b.frame.bodyHeight - header - footer < MIN_REGION && header + footer <= this.b.frame.bodyHeight) {
-      return { top: this.b.frame.margin.top + header, height: 0, headerHeight: header, footerHeight: footer };
-    }
-    return this.area(header, footer, index);
-  }
-
-  /** The smallest content area of a document of `count` pages, over the pages that hold content (points). */
-  smallest(count: number): number {
-    let least = Infinity;
-    for (let i = 0; i < count; i++) {
-      const h = this.of(i).height;
-      if (h > 0 && h < least) least = h;
-    }
-    return least;
+    return index === this.pages - 1 ? this.areaOrBandsAlone(header, footer) : this.area(header, footer, index);
   }
 
   /**
@@ -208,7 +199,18 @@ export class PageAreas {
       }
       if (r.bodies.length > count) overflowed.add(count);
     }
+    if (this.varies) this.checkLastPage(r.bodies.length);
     return r;
+  }
+
+  /**
+   * @throws RenderError TEMPLATE_INVALID when the last page of a document of `count` pages holds
+   *   its bands alone and they overlap (taller together than the room between the margins).
+   */
+  private checkLastPage(count: number): void {
+    const last = this.of(count - 1);
+    if (last.height > 0 || last.headerHeight + last.footerHeight <= this.b.frame.bodyHeight) return;
+    this.area(last.headerHeight, last.footerHeight, count - 1);
   }
 
   /** Measure the bands from now on with `$pages` = `count`. */
@@ -230,6 +232,12 @@ export class PageAreas {
     const footer = (this.footers[index] = flowHeight(bandBoxes(this.b, 'footer', page)));
     if (header > this.tallest.header) this.tallest.header = header;
     if (footer > this.tallest.footer) this.tallest.footer = footer;
+  }
+
+  /** The area between these bands, or none (height 0) when they leave less than {@link MIN_REGION}: a page that holds its bands alone. */
+  private areaOrBandsAlone(headerHeight: number, footerHeight: number): ContentArea {
+    if (this.b.frame.bodyHeight - headerHeight - footerHeight >= MIN_REGION) return this.area(headerHeight, footerHeight, null);
+    return { top: this.b.frame.margin.top + headerHeight, height: 0, headerHeight, footerHeight };
   }
 
   private area(headerHeight: number, footerHeight: number, index: number | null): ContentArea {

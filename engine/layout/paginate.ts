@@ -414,11 +414,21 @@ export function paginate(boxes: Box[], x: number, y: number, regionHeight: numbe
 /**
  * Cut the content boxes into pages whose content areas may differ (a first page's letterhead
  * takes more of it than the header of the pages after it): page `i` (from 0) flows into
- * `regionOf(i)`, at x; a region 0 points high holds nothing (a page with its bands alone).
+ * `regionOf(i)`, at x; a region 0 points high holds nothing (a page with its bands alone). A box
+ * that fits no region is placed anyway, on a page of its own, running past the region's bottom:
+ * `overflow` (when given) learns the smallest such region.
  * @returns the draw items of each page's content area.
  * @throws RenderError LIMIT_EXCEEDED (path `content`) past `maxPages`.
  */
-export function paginateRegions(boxes: Box[], x: number, regionOf: (index: number) => PageRegion, maxPages: number, page?: { width: number; height: number }, warnings?: WarningSink): DrawItem[][] {
+export function paginateRegions(
+  boxes: Box[],
+  x: number,
+  regionOf: (index: number) => PageRegion,
+  maxPages: number,
+  page?: { width: number; height: number },
+  warnings?: WarningSink,
+  overflow?: Overflow,
+): DrawItem[][] {
   const pages: DrawItem[][] = [];
   let rest: Box[] | null = boxes;
   let ctx: FlowContext | null = null;
@@ -438,8 +448,17 @@ export function paginateRegions(boxes: Box[], x: number, regionOf: (index: numbe
     if (r.rest && r.rest.length === rest.length && r.rest[0] === rest[0] && items.length === 0 && rest[0].kind !== 'pageBreak') {
       throw new RenderError('RENDER_ERROR', 'layout made no progress on a fresh page');
     }
+    if (overflow && r.used > height + OVERFLOW_TOLERANCE && height < overflow.least) overflow.least = height;
     pages.push(items);
     rest = r.rest;
   }
   return pages;
 }
+
+/** What ran past the bottom of a page's region in a pagination: the smallest such region's height (Infinity: none). */
+export interface Overflow {
+  least: number;
+}
+
+/** How far past a region's bottom the content may end before it counts as running past it, points. */
+const OVERFLOW_TOLERANCE = 0.01;

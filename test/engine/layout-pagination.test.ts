@@ -286,3 +286,47 @@ test('a header on one page in the middle (page 3) that leaves less room than the
   assert.equal(fills.length, 1, 'the box is on page 3');
   assert.ok(fills[0].y > lastHead.y && fills[0].y + fills[0].height <= 380 + 0.5, `the box spans ${fills[0].y}..${fills[0].y + fills[0].height}: page 3 has ${lastHead.y}..380`);
 });
+
+test('a last page that holds its bands alone: a totals footer leaving less than 12 pt, and a letterhead and totals footer taller together than the page; the content keeps its full size elsewhere', async () => {
+  const page = { size: [300, 400], margin: 20 };
+  const band = (h: number, label: string) => ({ stack: [{ text: label }], height: h });
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ text: `line ${i}` }));
+  const bodyOf = (p: { runs: any[] }) => textLines(p).filter((l) => l.text.startsWith('line'));
+  // Totals of 350 of the 360 pt: the content goes before the page that holds them.
+  const totals = await render({ page, footer: [{ if: { eq: ['$page', '{{$pages}}'] }, then: [band(350, 'TOTALS')] }], content: lines(5) });
+  assert.equal(totals.pages, 2);
+  assert.equal(bodyOf(totals.doc.pages[0]).length, 5);
+  assert.deepEqual(textLines(totals.doc.pages[1]).map((l) => l.text), ['TOTALS']);
+  // Letterhead 200 + totals 165 overlap on a page of 360: two pages.
+  const both = await render({ page, header: [{ if: { eq: ['$page', 1] }, then: [band(200, 'LETTERHEAD')] }], footer: [{ if: { eq: ['$page', '{{$pages}}'] }, then: [band(165, 'TOTALS')] }], content: lines(3) });
+  assert.equal(both.pages, 2);
+  assert.deepEqual(textLines(both.doc.pages[0]).map((l) => l.text), ['LETTERHEAD', 'line 0', 'line 1', 'line 2']);
+  assert.deepEqual(textLines(both.doc.pages[1]).map((l) => l.text), ['TOTALS']);
+  // Three pages with room to spare: an image at the end is drawn at its size, not shrunk to the room a one-page document would have.
+  const png = `data:image/png;base64,${encodePng(100, 100, () => [255, 0, 0, 255]).toString('base64')}`;
+  const long = await render({ page, header: [{ if: { eq: ['$page', 1] }, then: [band(200, 'LETTERHEAD')] }], footer: [{ if: { eq: ['$page', '{{$pages}}'] }, then: [band(147, 'TOTALS')] }], content: [...lines(40), { image: png, width: 80 }] });
+  const images = (await pdfOperators(long.pdf)).flatMap((p) => p.images);
+  assert.deepEqual(images.map((i) => Math.round(i.height)), [80]);
+  // Bands of a last page that overlap are still the template's fault.
+  await assert.rejects(
+    render({ page, header: [{ if: { eq: ['$page', '{{$pages}}'] }, then: [band(200, 'H')] }], footer: [{ if: { eq: ['$page', '{{$pages}}'] }, then: [band(200, 'F')] }], content: lines(3) }),
+    (e: { code?: string }) => e.code === 'TEMPLATE_INVALID',
+  );
+});
+
+test('a table of contents lists the pages its headings are on when a header on page 3 only changes where tall images go', async () => {
+  const tall = `data:image/png;base64,${encodePng(10, 100, () => [0, 0, 255, 255]).toString('base64')}`;
+  for (const h of [100, 250]) {
+    const sections = Array.from({ length: 6 }, (_, i) => [{ text: `Section ${i + 1}`, role: 'h1' }, { image: tall, width: 100 }]).flat();
+    const r = await render({ page: { size: [300, 400], margin: 20 }, header: [{ if: { eq: ['$page', 3] }, then: [{ stack: [{ text: 'P3' }], height: h }] }], content: [{ toc: {} }, ...sections] });
+    const listed = new Map<string, number>();
+    for (const l of textLines(r.doc.pages[0])) {
+      const m = /^(Section \d+)\D+(\d+)$/.exec(l.text);
+      if (m) listed.set(m[1], Number(m[2]));
+    }
+    assert.equal(listed.size, 6, `header ${h}: six entries`);
+    r.doc.pages.forEach((p, i) => {
+      for (const l of textLines(p)) if (/^Section \d+$/.test(l.text)) assert.equal(listed.get(l.text), i + 1, `header ${h}: ${l.text} is on page ${i + 1}`);
+    });
+  }
+});
