@@ -448,7 +448,7 @@ export function paginateRegions(
     if (r.rest && r.rest.length === rest.length && r.rest[0] === rest[0] && items.length === 0 && rest[0].kind !== 'pageBreak') {
       throw new RenderError('RENDER_ERROR', 'layout made no progress on a fresh page');
     }
-    if (overflow && r.used > height + OVERFLOW_TOLERANCE && height < overflow.least) overflow.least = height;
+    if (overflow && height < overflow.least && (r.used > height + OVERFLOW_TOLERANCE || drawnBottom(items, 0) > y + height + OVERFLOW_TOLERANCE)) overflow.least = height;
     pages.push(items);
     rest = r.rest;
   }
@@ -462,3 +462,23 @@ export interface Overflow {
 
 /** How far past a region's bottom the content may end before it counts as running past it, points. */
 const OVERFLOW_TOLERANCE = 0.01;
+
+/**
+ * The lowest edge of the images, rectangles and clipped groups among `items` (moved down by `dy`),
+ * points from the page's top: what is measured for a page's height and can run past it (an image
+ * in a table row whose cut the row's height does not show). Rotated or scaled groups are left out.
+ */
+function drawnBottom(items: readonly DrawItem[], dy: number): number {
+  let bottom = -Infinity;
+  for (const it of items) {
+    let b = -Infinity;
+    if (it.kind === 'image') b = it.clip ? it.clip.y + it.clip.h : it.y + it.h;
+    else if (it.kind === 'rect') b = it.y + it.h;
+    else if (it.kind === 'group') {
+      const [a, bb, c, d, , f] = it.matrix;
+      if (a === 1 && bb === 0 && c === 0 && d === 1) b = it.clip ? it.clip.y + it.clip.h + f : drawnBottom(it.items, f);
+    }
+    if (b + dy > bottom) bottom = b + dy;
+  }
+  return bottom;
+}

@@ -330,3 +330,26 @@ test('a table of contents lists the pages its headings are on when a header on p
     });
   }
 });
+
+test('an image in a table row measured for a typical page stays above a footer shown only on short documents ($pages < 4)', async () => {
+  const tall = `data:image/png;base64,${encodePng(100, 1000, () => [0, 0, 255, 255]).toString('base64')}`;
+  const square = `data:image/png;base64,${encodePng(100, 100, () => [0, 255, 0, 255]).toString('base64')}`;
+  const r = await render({
+    page: { size: [400, 300], margin: 20 },
+    footer: [{ if: { lt: ['$pages', 4] }, then: [{ stack: [{ text: 'FTR0' }], height: 14, backgroundColor: '#ffcccc' }] }, { text: 'PN {{$page}}/{{$pages}}', fontSize: 6 }],
+    content: [
+      { toc: {} },
+      { table: { columns: ['*', 50], header: [['TH', 'x']], rows: [['C1', 'x']] } },
+      { text: 'C2 heading', role: 'h1' },
+      { table: { columns: ['*', 60], header: [['TH', 'x'], ['TH2', 'y']], rows: [['C3 x', { image: tall }], ['C4 x', { image: square }]] } },
+      { text: 'C5 heading', role: 'h1' },
+    ],
+  });
+  assert.ok(r.pages < 4);
+  const ops = await pdfOperators(r.pdf);
+  ops.forEach((p, i) => {
+    const band = p.filledBoxes.find((b) => b.width > 100);
+    assert.ok(band, `page ${i + 1} has the footer band`);
+    for (const img of p.images) assert.ok(img.y + img.height <= band!.y + 0.5, `page ${i + 1}: image down to ${img.y + img.height}, band from ${band!.y}`);
+  });
+});
