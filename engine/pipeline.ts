@@ -103,8 +103,9 @@ export function layoutDocument(template: Template, data: unknown, opts: LayoutOp
   const paginateSettled = (content: Box[], sink: WarningSink): Paginated => {
     const r = areas.paginate(() => {
       const paginated = new WarningSink();
+      // What ran past a page matters only where pages differ (measureAndPaginate).
       const overflow = { least: Infinity };
-      return { bodies: paginateRegions(content, frame.margin.left, regionOf, opts.limits.maxPages, frame, paginated, overflow), paginated, overflow };
+      return { bodies: paginateRegions(content, frame.margin.left, regionOf, opts.limits.maxPages, frame, paginated, areas.varies ? overflow : undefined), paginated, overflow };
     });
     sink.absorb(r.paginated);
     return { bodies: r.bodies, overflowLeast: r.overflow.least };
