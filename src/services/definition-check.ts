@@ -1,9 +1,9 @@
 /**
  * Where a template definition is validated, and data checked against it, before a template is
  * stored, a preview rendered or a credit taken: on the HTTP thread when the definition's JSON text
- * is short (PLATEN_CHECK_IN_THREAD_BYTES, 64 KiB by default: a few ms), else on a render thread in
- * the team's fair share (a 10 MB definition takes 0.4 s of CPU, 2 s when every node is faulty,
- * which on the HTTP thread held every other request as long).
+ * is short (PLATEN_CHECK_IN_THREAD_BYTES, 64 KiB by default: a few ms) and the data small, else on
+ * a render thread in the team's fair share (a 10 MB definition takes 0.4 s of CPU, 2 s when every
+ * node is faulty, which on the HTTP thread held every other request as long).
  */
 import { dataDepthFault, DEFAULT_LIMITS, type ErrorDetail } from '../../engine/index.ts';
 import { checkDefinitionJson, type CheckOutcome, type CheckTask } from '../render/check.ts';
