@@ -183,11 +183,16 @@ export function templateFields(definition: unknown): TemplateField[] {
   return fieldsOf(validOrThrow(definition));
 }
 
+/** The message of TEMPLATE_INVALID for a definition's faults: the first with its path, and how many more. */
+export function invalidTemplateMessage(errors: readonly TemplateIssue[]): string {
+  const first = errors[0];
+  return `template is invalid: ${first.path || '(root)'}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
+}
+
 function validOrThrow(definition: unknown, fonts?: FontLibrary, maxDepth?: number): Template {
   const v = validateTemplate(definition, fonts, maxDepth);
   if (!v.ok) {
-    const first = v.errors[0];
-    throw new RenderError('TEMPLATE_INVALID', `template is invalid: ${first.path || '(root)'}: ${first.message}${v.errors.length > 1 ? ` (and ${v.errors.length - 1} more)` : ''}`, undefined, v.errors);
+    throw new RenderError('TEMPLATE_INVALID', invalidTemplateMessage(v.errors), undefined, v.errors);
   }
   return v.template;
 }

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { and, count, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
 import { checkImageBytes, DEFAULT_LIMITS, RenderError, type CheckedImage, type ImageLimits, type RenderErrorCode } from '../../engine/index.ts';
-import { RenderFailure, type RenderPool } from '../render/pool.ts';
+import type { RenderPool } from '../render/pool.ts';
+import { stoppedCheck } from './definition-check.ts';
 import { DEFAULT_MAX_TEAM_STORAGE_BYTES, type Config } from '../config.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { LocalStore, openStore, type BlobStore } from '../storage/index.ts';
@@ -101,10 +102,7 @@ async function checkedImageType(bytes: Buffer, limits: ImageLimits, teamId: stri
     try {
       out = await pool.checkImage({ bytes, limits }, teamId);
     } catch (e) {
-      if (e instanceof RenderFailure && (e.code === 'RENDER_TIMEOUT' || e.code === 'RENDER_MEMORY')) {
-        throw validationError([{ path: 'file', message: `the image could not be checked: ${e.message.replace(/^the render/, 'checking it')}; send a simpler image` }]);
-      }
-      throw e;
+      throw stoppedCheck(e, 'file', 'send a simpler image');
     }
     if (out.ok) return out.type;
     throw validationError([{ path: 'file', message: uploadFault(new RenderError(out.code as RenderErrorCode, out.message)) }]);

@@ -5,7 +5,7 @@
  * a render thread in the team's fair share (a 10 MB definition takes 0.4 s of CPU, 2 s when every
  * node is faulty, which on the HTTP thread held every other request as long).
  */
-import { dataDepthFault, DEFAULT_LIMITS, type ErrorDetail } from '../../engine/index.ts';
+import { dataDepthFault, DEFAULT_LIMITS, invalidTemplateMessage, type ErrorDetail } from '../../engine/index.ts';
 import { checkDefinitionJson, type CheckOutcome, type CheckTask } from '../render/check.ts';
 import { definitionCache } from '../render/definitions.ts';
 import { RenderFailure, type RenderOnThread, type RenderPool } from '../render/pool.ts';
@@ -60,13 +60,19 @@ export async function checkDefinition(pool: RenderPool | undefined, team: string
     const { heapMb: _heapMb, ...found } = await (onThread ? onThread.check(task) : pool.check(task, team));
     return deep && !found.definitionErrors ? { ...found, dataFaults: [deep], sources: null } : found;
   } catch (e) {
-    if (!onThread && e instanceof RenderFailure && (e.code === 'RENDER_TIMEOUT' || e.code === 'RENDER_MEMORY')) {
-      // Whichever was too large to check in time: the definition, else the data.
-      const [field, what] = largeDefinition ? [definitionField, 'definition'] : ['data', 'data'];
-      throw validationError([{ path: field, message: `could not be checked: ${e.message.replace(/^the render/, 'checking it')}; make the ${what} smaller` }]);
-    }
+    // Whichever was too large to check in time: the definition, else the data.
+    if (!onThread) throw stoppedCheck(e, largeDefinition ? definitionField : 'data', `make the ${largeDefinition ? 'definition' : 'data'} smaller`);
     throw e;
   }
+}
+
+/**
+ * A check a render thread had to stop (its deadline or memory limit: RENDER_TIMEOUT, RENDER_MEMORY)
+ * as 400 VALIDATION_ERROR naming `field`, with what to do (`advice`); any other error unchanged.
+ */
+export function stoppedCheck(e: unknown, field: string, advice: string): unknown {
+  if (!(e instanceof RenderFailure) || (e.code !== 'RENDER_TIMEOUT' && e.code !== 'RENDER_MEMORY')) return e;
+  return validationError([{ path: field, message: `could not be checked: ${e.message.replace(/^the render/, 'checking it')}; ${advice}` }]);
 }
 
 /** Values in data past which it is checked on a render thread whatever the definition (a body of a million objects took 65 ms to check here). */
@@ -94,9 +100,7 @@ function manyValues(data: unknown): boolean {
 
 /** 400 VALIDATION_ERROR naming `field` (the request's template id): a stored definition that no longer validates (stored before a rule that now refuses it). */
 export function noLongerValid(templateId: string, errors: readonly ErrorDetail[], field = 'template_id'): ApiError {
-  const first = errors[0];
-  const what = `template is invalid: ${first.path || '(root)'}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
-  return validationError([{ path: field, message: `the stored template ${templateId} no longer validates (${what}); correct it with PUT /v1/templates/${templateId}` }]);
+  return validationError([{ path: field, message: `the stored template ${templateId} no longer validates (${invalidTemplateMessage(errors)}); correct it with PUT /v1/templates/${templateId}` }]);
 }
 
 /**

@@ -111,8 +111,7 @@ const ownerById = perDatabase(({ orm, t: { templates } }) => orm.select({ teamId
  */
 async function checkOwner(db: Db, teamId: string, id: string): Promise<void> {
   const [row] = TEMPLATE_ID_RE.test(id) ? await ownerById(db).execute({ id }) : [];
-  if (!row) throw new ApiError(404, 'TEMPLATE_NOT_FOUND', `no template with id "${id}"`);
-  if (row.teamId !== teamId) throw new ApiError(403, 'FORBIDDEN', `template "${id}" does not belong to your team`);
+  ownedBy(row, teamId, id);
 }
 
 /**
@@ -123,6 +122,11 @@ export async function getTemplate(db: Db, teamId: string, id: string): Promise<T
   // Anything but a short id names no template and is not sent to the database (a NUL character
   // in it was a PostgreSQL error, answered 500).
   const [row] = TEMPLATE_ID_RE.test(id) ? await templateById(db).execute({ id }) : [];
+  return ownedBy(row, teamId, id);
+}
+
+/** `row` (template `id` as read, or undefined), when it is `teamId`'s. @throws ApiError 404 TEMPLATE_NOT_FOUND or 403 FORBIDDEN. */
+function ownedBy<R extends { teamId: string }>(row: R | undefined, teamId: string, id: string): R {
   if (!row) throw new ApiError(404, 'TEMPLATE_NOT_FOUND', `no template with id "${id}"`);
   if (row.teamId !== teamId) throw new ApiError(403, 'FORBIDDEN', `template "${id}" does not belong to your team`);
   return row;
