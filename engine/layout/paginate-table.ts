@@ -4,6 +4,9 @@
  * - Header rows repeat at the top of every part; footer rows close the table once, after the
  *   last body row, and never stand alone under a repeated header: when the last band of rows fits
  *   on the page but the footer does not, that band moves to the next page with it.
+ * - Header rows the measure pass found too tall to repeat (`headerOnce`) open the table once,
+ *   tied to its first band of body rows, and are cut like body rows when they do not fit on a
+ *   page; the parts after them go without a header.
  * - Body rows go in bands: rows tied together by row spans. A band that does not fit in the room
  *   left moves whole to the next page when it fits on a page and moving it leaves at most half of
  *   the page's content area empty; otherwise (taller than a page, or too much room would be
@@ -27,9 +30,12 @@ function sumHeights(rows: readonly MRow[], from: number, to: number): number {
   return h;
 }
 
-/** End (exclusive) of the band starting at row `i`: rows tied together by row spans. */
-function bandEnd(rows: readonly MRow[], i: number): number {
-  let end = i + 1;
+/**
+ * End (exclusive) of the band starting at row `i`: rows tied together by row spans, and rows
+ * before `tiedUntil` tied to the row after them (a header that is not repeated opens the band).
+ */
+function bandEnd(rows: readonly MRow[], i: number, tiedUntil = 0): number {
+  let end = Math.max(i + 1, Math.min(rows.length, tiedUntil + 1));
   for (let r = i; r < end; r++) {
     for (const c of rows[r].cells) end = Math.max(end, Math.min(rows.length, r + c.rowSpan));
   }
@@ -168,6 +174,15 @@ function cutBand(p: Painter, rows: readonly MRow[], i: number, end: number, j: n
 
 /** Place a table box at (x, y) in `avail` points. See the module comment for the rules. */
 export function placeTable(box: TableBox, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): Placement {
+  if (box.headerOnce && !box.continued && box.header.length > 0) {
+    // The header opens the table once, as its first body rows: the parts after it go without.
+    return placeParts({ ...box, header: [], body: [...box.header, ...box.body] }, box.header.length, x, y, avail, atTop, out, ctx);
+  }
+  return placeParts(box, 0, x, y, avail, atTop, out, ctx);
+}
+
+/** Place a table whose first `lead` body rows are tied to the band after them. */
+function placeParts(box: TableBox, lead: number, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): Placement {
   const mark = out.length;
   const p: Painter = { x, width: box.width, box, out, borders: [], ctx, lastFill: null, lastRule: null };
   const headerHeight = sumHeights(box.header, 0, box.header.length);
@@ -206,7 +221,7 @@ export function placeTable(box: TableBox, x: number, y: number, avail: number, a
   const body = box.body;
   let i = 0;
   while (i < body.length) {
-    const end = bandEnd(body, i);
+    const end = bandEnd(body, i, i === 0 ? lead : 0);
     const bandHeight = sumHeights(body, i, end);
     const placedAny = cursor > headerHeight + EPS;
     const room = avail - cursor;

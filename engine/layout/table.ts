@@ -16,6 +16,13 @@ type BaseFields = Omit<StackBox, 'kind' | 'children' | 'height'>;
 export type MeasureFn = (node: PNode, width: number, ctx: MeasureContext, maxHeight: number) => Box;
 
 /**
+ * The largest share of a page's room a table's header rows may take and still repeat on every
+ * page the table is on (browsers' rule too): taller, they would leave the body too little room on
+ * every page, or none.
+ */
+const REPEATED_HEADER_SHARE = 1 / 4;
+
+/**
  * Measure a table in `inner` points of width. `v`: its frame's vertical insets; `maxHeight`: the
  * most height its content can have on a page (a cell's content gets that less the header rows and
  * its padding).
@@ -32,8 +39,9 @@ export function measureTable(node: PTable, inner: number, base: BaseFields, v: n
   const header = measureRows(node.header, null, m);
   let headerHeight = 0;
   for (const r of header) headerHeight += r.height;
-  // Body and footer rows share a page with the repeated header.
-  const rest: Measuring = { ...m, maxHeight: Math.max(maxHeight / 4, maxHeight - headerHeight) };
+  // Body and footer rows share a page with the repeated header, unless it is too tall to repeat.
+  const headerOnce = headerHeight > maxHeight * REPEATED_HEADER_SHARE + 1e-6;
+  const rest: Measuring = { ...m, maxHeight: headerOnce ? maxHeight : maxHeight - headerHeight };
   const body = measureRows(node.body, node.stripe, rest);
   const footer = measureRows(node.footer, null, rest);
   let h = 0;
@@ -52,6 +60,7 @@ export function measureTable(node: PTable, inner: number, base: BaseFields, v: n
     borderColor: node.borderColor,
     borderWidth: node.borderWidth,
     continued: false,
+    ...(headerOnce ? { headerOnce } : {}),
     height: h + v,
   };
 }

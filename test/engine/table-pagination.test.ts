@@ -116,3 +116,44 @@ test('layout: a row-spanning cell keeps its borders and background on the contin
   }
   assert.deepEqual(pages.flatMap((p) => texts(p).map((t) => t.text)).filter((s) => /^b\d+$/.test(s)), Array.from({ length: 12 }, (_, k) => `b${k + 1}`));
 });
+
+test('layout: header rows taller than a quarter of the page open the table once and are cut like rows', () => {
+  // 12 header rows of ~17 pt on a 160 pt content area: repeated, they left no room and the
+  // render ended in LIMIT_EXCEEDED (1000 pages).
+  const pages = layout({
+    page: { size: [300, 200], margin: 20 },
+    content: [{ table: { header: Array.from({ length: 12 }, (_, i) => [`H${i}`, 'x']), rows: Array.from({ length: 6 }, (_, i) => [`r${i}`, `v${i}`]) } }],
+  });
+  assert.ok(pages.length >= 2 && pages.length <= 3, `${pages.length} pages`);
+  const all = pages.flatMap((p) => texts(p).map((t) => t.text));
+  assert.deepEqual(all.filter((s) => /^H\d+$/.test(s)), Array.from({ length: 12 }, (_, i) => `H${i}`), 'each header row once, in order');
+  assert.deepEqual(all.filter((s) => /^r\d$/.test(s)), Array.from({ length: 6 }, (_, i) => `r${i}`));
+  for (const [n, p] of pages.entries()) for (const s of strokes(p)) assert.ok(s.y + s.h <= 180 + 0.01, `page ${n + 1}: a cell runs to ${s.y + s.h}, past the content area's bottom`);
+});
+
+test('layout: a header that leaves a row too little room on every page is not repeated, and no row runs into the footer', () => {
+  // Content area 160 less a 100 pt footer: 60 pt. Header ~46 pt, rows 58 pt (two 25 pt lines):
+  // under a repeated header every row was drawn past the content area, into the footer.
+  const def = {
+    page: { size: [300, 200], margin: 20 },
+    footer: [{ text: 'FOOT', height: 100 }],
+    content: [{ table: { header: [[{ text: 'H1', fontSize: 30 }, 'H2']], rows: Array.from({ length: 3 }, (_, i) => [{ text: `row${i} `.repeat(4), fontSize: 20 }, `v${i}`]) } }],
+  };
+  const pages = layout(def);
+  const all = pages.flatMap((p) => texts(p).map((t) => t.text));
+  assert.equal(all.filter((s) => s === 'H1').length, 1, 'the header once');
+  for (const [n, p] of pages.entries()) {
+    assert.ok(texts(p).some((t) => t.text === 'FOOT'), `page ${n + 1}: its footer`);
+    for (const s of strokes(p)) assert.ok(s.y + s.h <= 80 + 0.01, `page ${n + 1}: a cell runs to ${s.y + s.h}, into the footer at 80`);
+  }
+  for (let i = 0; i < 3; i++) assert.ok(all.includes(`v${i}`), `row ${i}`);
+});
+
+test('layout: a header under a quarter of the page repeats on every page of the table', () => {
+  const pages = layout({
+    page: { size: [300, 200], margin: 20 },
+    content: [{ table: { header: [['H1', 'H2']], rows: Array.from({ length: 30 }, (_, i) => [`r${i}`, `v${i}`]) } }],
+  });
+  assert.ok(pages.length >= 3);
+  for (const [n, p] of pages.entries()) assert.equal(texts(p).filter((t) => t.text === 'H1').length, 1, `page ${n + 1}`);
+});
