@@ -29,4 +29,9 @@ export interface FlowContext {
   readonly areaHeight?: number;
   /** Where BOX_CLAMPED warnings go. */
   readonly warnings?: WarningSink;
+  /**
+   * Where the items of absolutely placed boxes are recorded (when given): they stand out of the
+   * flow, so they never count as content running past a region's bottom.
+   */
+  readonly outOfFlow?: WeakSet<DrawItem>;
 }

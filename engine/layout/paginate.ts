@@ -17,8 +17,8 @@ export type { FlowContext, Placement } from './flow-context.ts';
 const EPS = 1e-6;
 
 /** The settings of a pagination into regions of `regionHeight` points (Infinity: never cut). */
-export function flowContext(regionHeight: number, page?: { width: number; height: number }, warnings?: WarningSink, areaHeight?: number): FlowContext {
-  return { regionHeight, place, page, warnings, areaHeight };
+export function flowContext(regionHeight: number, page?: { width: number; height: number }, warnings?: WarningSink, areaHeight?: number, outOfFlow?: WeakSet<DrawItem>): FlowContext {
+  return { regionHeight, place, page, warnings, areaHeight, outOfFlow };
 }
 
 /** Result of flowing siblings. `rest` null means all were placed. */
@@ -115,7 +115,9 @@ function placeAbsolute(b: Box, x: number, y: number, cursor: number, out: DrawIt
     ax = x + a.x;
     ay = a.y !== null ? y + a.y : a.bottom !== null ? y + (ctx.areaHeight ?? ctx.regionHeight) - a.bottom - b.marginBottom - b.height : y + cursor + b.marginTop;
   }
+  const mark = out.length;
   place(b, ax, ay, Infinity, true, out, ctx);
+  if (ctx.outOfFlow) for (let i = mark; i < out.length; i++) ctx.outOfFlow.add(out[i]);
 }
 
 /**
@@ -432,6 +434,7 @@ export function paginateRegions(
   const pages: DrawItem[][] = [];
   let rest: Box[] | null = boxes;
   let ctx: FlowContext | null = null;
+  const outOfFlow = overflow ? new WeakSet<DrawItem>() : undefined;
   while (rest && (rest.length > 0 || pages.length === 0)) {
     if (pages.length >= maxPages) {
       throw new RenderError('LIMIT_EXCEEDED', `the document needs more than ${maxPages} pages`, 'content');
@@ -443,12 +446,12 @@ export function paginateRegions(
       pages.push(items);
       continue;
     }
-    if (ctx === null || ctx.regionHeight !== height) ctx = flowContext(height, page, warnings);
+    if (ctx === null || ctx.regionHeight !== height) ctx = flowContext(height, page, warnings, undefined, outOfFlow);
     const r = flow(rest, x, y, height, true, items, ctx);
     if (r.rest && r.rest.length === rest.length && r.rest[0] === rest[0] && items.length === 0 && rest[0].kind !== 'pageBreak') {
       throw new RenderError('RENDER_ERROR', 'layout made no progress on a fresh page');
     }
-    if (overflow && height < overflow.least && (r.used > height + OVERFLOW_TOLERANCE || drawnBottom(items, 0) > y + height + OVERFLOW_TOLERANCE)) overflow.least = height;
+    if (overflow && height < overflow.least && (r.used > height + OVERFLOW_TOLERANCE || drawnBottom(items, 0, outOfFlow!) > y + height + OVERFLOW_TOLERANCE)) overflow.least = height;
     pages.push(items);
     rest = r.rest;
   }
@@ -466,17 +469,19 @@ const OVERFLOW_TOLERANCE = 0.01;
 /**
  * The lowest edge of the images, rectangles and clipped groups among `items` (moved down by `dy`),
  * points from the page's top: what is measured for a page's height and can run past it (an image
- * in a table row whose cut the row's height does not show). Rotated or scaled groups are left out.
+ * in a table row whose cut the row's height does not show). Rotated or scaled groups and the
+ * items of absolutely placed boxes (`outOfFlow`: placed where the template says) are left out.
  */
-function drawnBottom(items: readonly DrawItem[], dy: number): number {
+function drawnBottom(items: readonly DrawItem[], dy: number, outOfFlow: WeakSet<DrawItem>): number {
   let bottom = -Infinity;
   for (const it of items) {
+    if (outOfFlow.has(it)) continue;
     let b = -Infinity;
     if (it.kind === 'image') b = it.clip ? it.clip.y + it.clip.h : it.y + it.h;
     else if (it.kind === 'rect') b = it.y + it.h;
     else if (it.kind === 'group') {
       const [a, bb, c, d, , f] = it.matrix;
-      if (a === 1 && bb === 0 && c === 0 && d === 1) b = it.clip ? it.clip.y + it.clip.h + f : drawnBottom(it.items, f);
+      if (a === 1 && bb === 0 && c === 0 && d === 1) b = it.clip ? it.clip.y + it.clip.h + f : drawnBottom(it.items, f, outOfFlow);
     }
     if (b + dy > bottom) bottom = b + dy;
   }

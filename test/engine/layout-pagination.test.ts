@@ -287,6 +287,21 @@ test('a header on one page in the middle (page 3) that leaves less room than the
   assert.ok(fills[0].y > lastHead.y && fills[0].y + fills[0].height <= 380 + 0.5, `the box spans ${fills[0].y}..${fills[0].y + fills[0].height}: page 3 has ${lastHead.y}..380`);
 });
 
+test('an absolutely placed stamp near the paper\'s bottom on a page with less room does not make the content measured again (images keep their size)', async () => {
+  const png = `data:image/png;base64,${encodePng(10, 10, () => [255, 0, 0, 255]).toString('base64')}`;
+  const header = [{ if: { eq: ['$page', 3] }, then: [{ text: 'LETTERHEAD', fontSize: 40 }] }];
+  const stamp = { text: 'STAMP', backgroundColor: '#ff0000', position: 'absolute', top: 370, left: 200 };
+  // Page 3's header leaves ~306 pt; the stamp's box (page coordinates, 370..387) is past that
+  // area's bottom (380) by design. The 340 pt image on page 4 has 360 pt there and keeps them.
+  const content = (withStamp: boolean) => [{ text: 'one' }, { pageBreak: true }, { text: 'two' }, { pageBreak: true }, ...(withStamp ? [stamp] : []), { text: 'three' }, { pageBreak: true }, { image: png, height: 340 }];
+  for (const withStamp of [false, true]) {
+    const r = await render({ page: { size: [400, 400], margin: 20 }, header, content: content(withStamp) });
+    assert.equal(r.pages, 4);
+    const images = (await pdfOperators(r.pdf)).map((p) => p.images.map((i) => Math.round(i.height)));
+    assert.deepEqual(images, [[], [], [], [340]], withStamp ? 'with the stamp' : 'without it');
+  }
+});
+
 test('a last page that holds its bands alone: a totals footer leaving less than 12 pt, and a letterhead and totals footer taller together than the page; the content keeps its full size elsewhere', async () => {
   const page = { size: [300, 400], margin: 20 };
   const band = (h: number, label: string) => ({ stack: [{ text: label }], height: h });
