@@ -184,14 +184,17 @@ export class PageAreas {
     let r = once();
     // Counts assumed whose pagination made more pages than that.
     const overflowed = new Set<number>();
+    // Each count assumed and the pages its pagination made, for the message when none settles.
+    const tried: string[] = [];
     for (let pass = 0; this.varies; pass++) {
       const count = r.bodies.length;
       if (pass === MAX_BAND_PASSES) {
-        this.giveUp();
+        this.giveUp(tried);
         return once();
       }
       this.assume(count);
       r = once();
+      tried.push(`${count} -> ${r.bodies.length}`);
       if (r.bodies.length === count) break;
       if (r.bodies.length === count - 1 && overflowed.has(count - 1)) {
         r.bodies.push([]);
@@ -221,9 +224,22 @@ export class PageAreas {
     this.footers.length = 0;
   }
 
-  /** Every page gets the room of the tallest header and footer measured: paginations did not agree on a count. */
-  private giveUp(): void {
-    this.uniform = this.area(this.tallest.header, this.tallest.footer, null);
+  /**
+   * Every page gets the room of the tallest header and footer measured: paginations did not agree
+   * on a count (`tried`: each count assumed and the pages it made).
+   * @throws RenderError TEMPLATE_INVALID when those bands leave the content no room, saying why.
+   */
+  private giveUp(tried: readonly string[]): void {
+    const { header, footer } = this.tallest;
+    const room = this.b.frame.bodyHeight - header - footer;
+    if (room < MIN_REGION) {
+      throw new RenderError(
+        'TEMPLATE_INVALID',
+        `the header and footer change with $pages and no page count fits them (pages assumed -> pages made: ${tried.join(', ')}); every page then gets the tallest header (${Math.round(header)} pt) and footer (${Math.round(footer)} pt) measured, which leave ${Math.round(Math.max(0, room))} pt of the ${Math.round(this.b.frame.bodyHeight)} pt between the page margins for the content; at least ${MIN_REGION} pt are needed`,
+        this.b.template.header && this.b.template.header.length > 0 ? 'header' : 'footer',
+      );
+    }
+    this.uniform = this.area(header, footer, null);
   }
 
   private measure(index: number): void {

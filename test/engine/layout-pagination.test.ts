@@ -302,6 +302,18 @@ test('an absolutely placed stamp near the paper\'s bottom on a page with less ro
   }
 });
 
+test('bands whose $pages conditions never let the page count settle fail with the counts tried, not a page-less room figure', async () => {
+  // Laid out for 1 page the last-page footer and the header for $pages == 1 push the content to 3
+  // pages; for 3 pages it fits on 1. The fallback (every page with the tallest bands) has no room.
+  const band = (h: number, label: string) => ({ stack: [{ text: label }], height: h });
+  const lines = Array.from({ length: 20 }, (_, i) => ({ text: `line ${i}` }));
+  await assert.rejects(
+    render({ page: { size: [300, 400], margin: 20 }, header: [{ if: { eq: ['$pages', 1] }, then: [band(150, 'H')] }], footer: [{ if: { eq: ['$page', '{{$pages}}'] }, then: [band(300, 'F')] }], content: lines }),
+    (e: { code?: string; path?: string; message: string }) =>
+      e.code === 'TEMPLATE_INVALID' && e.path === 'header' && /no page count fits them \(pages assumed -> pages made: 1 -> 3, 3 -> 1/.test(e.message) && /tallest header \(150 pt\) and footer \(300 pt\)/.test(e.message),
+  );
+});
+
 test('a last page that holds its bands alone: a totals footer leaving less than 12 pt, and a letterhead and totals footer taller together than the page; the content keeps its full size elsewhere', async () => {
   const page = { size: [300, 400], margin: 20 };
   const band = (h: number, label: string) => ({ stack: [{ text: label }], height: h });
