@@ -2,7 +2,7 @@
  * Checks of a template definition before a request is taken: validation, the data against it, and
  * what a request needs to know up front (fields, a page's pixel size, image sources to fetch).
  */
-import { checkData, imagePixelSize, imageSources, templateFields, validateTemplate, type ErrorDetail, type ImageSourceUse, type TemplateField } from '../../engine/index.ts';
+import { checkData, imagePixelSize, imageSources, pdfUaFaults, templateFields, validateTemplate, type ErrorDetail, type ImageSourceUse, type PdfUaFault, type TemplateField } from '../../engine/index.ts';
 
 /** A definition to validate, and data to check against it (task.ts check, services/definition-check.ts). */
 export interface CheckTask {
@@ -17,6 +17,11 @@ export interface CheckTask {
   imageScale?: number;
   /** Also list the image sources to fetch, bound with the data as a render binds them (`now`: ms since the epoch). */
   sources?: { now: number; maxNodes?: number; maxDataScan?: number };
+  /**
+   * Also tell whether the document is to meet PDF/UA (`requested`: the request's pdf_ua; when
+   * absent, the template's pdfUa) and, when it is, what the template lacks for it (pdfUaFaults).
+   */
+  pdfUa?: { requested?: boolean };
 }
 
 /**
@@ -32,6 +37,8 @@ export interface CheckOutcome {
   imageSize: { width: number; height: number } | null;
   /** With `sources`: the image sources that are not data: URIs (imageSources); null when binding failed (the render says why). */
   sources: ImageSourceUse[] | null;
+  /** With `pdfUa`: whether PDF/UA applies, and the template's faults for it when it does (empty: none), else null. */
+  pdfUa: { applies: boolean; faults: PdfUaFault[] } | null;
   heapMb: number;
 }
 
@@ -42,7 +49,7 @@ export interface CheckOutcome {
  */
 export function checkDefinitionJson(definition: unknown, task: Omit<CheckTask, 'definitionJson'>): Omit<CheckOutcome, 'heapMb'> {
   const v = validateTemplate(definition);
-  if (!v.ok) return { definitionErrors: v.errors, dataFaults: null, fields: null, imageSize: null, sources: null };
+  if (!v.ok) return { definitionErrors: v.errors, dataFaults: null, fields: null, imageSize: null, sources: null, pdfUa: null };
   const faults = task.data === undefined ? [] : checkData(definition, task.data, { maxDataDepth: task.maxDataDepth });
   let sources: ImageSourceUse[] | null = null;
   if (task.sources && faults.length === 0) {
@@ -58,6 +65,13 @@ export function checkDefinitionJson(definition: unknown, task: Omit<CheckTask, '
     fields: task.fields ? templateFields(definition) : null,
     imageSize: task.imageScale !== undefined ? imagePixelSize(definition, task.imageScale) : null,
     sources,
+    pdfUa: task.pdfUa ? pdfUaOf(definition as { pdfUa?: unknown }, task.pdfUa.requested) : null,
   };
+}
+
+/** Whether PDF/UA applies to a valid definition (the request's choice, else the template's pdfUa), and its faults when it does. */
+function pdfUaOf(definition: { pdfUa?: unknown }, requested: boolean | undefined): { applies: boolean; faults: PdfUaFault[] } {
+  const applies = requested ?? definition.pdfUa === true;
+  return { applies, faults: applies ? pdfUaFaults(definition) : [] };
 }
 

@@ -3,7 +3,7 @@ import { z } from '@hono/zod-openapi';
 import { jsonObject } from './common.ts';
 import { s3BucketName, s3KeyPrefix } from './integrations.ts';
 
-import { PDF_VARIANTS, PERMISSIONS, RENDER_WARNING_CODES, pdfUaFaults, type Permission, type Protection } from '../../engine/index.ts';
+import { PDF_VARIANTS, PERMISSIONS, RENDER_WARNING_CODES, type PdfUaFault, type Permission, type Protection } from '../../engine/index.ts';
 import { validationError } from '../errors.ts';
 
 /** §2.1: every field rule, checked before anything else happens. */
@@ -62,29 +62,34 @@ export function protectionOf(req: Pick<CreatePdfBody, 'password' | 'owner_passwo
 export type CreatePdfBody = z.infer<typeof createPdfBody>;
 
 /**
- * The definition to render with the request's `pdf_ua` in it (the template root's `pdfUa`, which
- * the request overrides; jobs store the definition, so it travels with them).
- * @throws ApiError VALIDATION_ERROR, before any credit: path `pdf_ua` with pdf_variant
- *   "pdf/a-1b" (PDF/UA-1 needs what PDF/A-1, PDF 1.4, cannot have); and, when PDF/UA applies
- *   (the request's pdf_ua, else the template's pdfUa), one error per template path the template
- *   lacks (`metadata.title`, `metadata.language`, `content[2].alt` of an image or code without alt).
+ * Refuse what PDF/UA cannot make (§7: before any credit), given what the definition check found
+ * (CheckTask `pdfUa`: whether PDF/UA applies, by the request's `pdf_ua`, else the template's
+ * `pdfUa`, and the template's faults for it).
+ * @throws ApiError VALIDATION_ERROR: path `pdf_ua` with pdf_variant "pdf/a-1b" (PDF/UA-1 needs
+ *   what PDF/A-1, PDF 1.4, cannot have); else one error per template path the template lacks
+ *   (`metadata.title`, `metadata.language`, `content[2].alt` of an image or code without alt).
  */
-export function withPdfUa(definitionJson: string, req: Pick<CreatePdfBody, 'pdf_ua' | 'pdf_variant'>): string {
-  // A definition that never names pdfUa (off by default), sent without pdf_ua or with false (the
-  // common cases), renders as it is and is not parsed here: a 10 MB one took 20 ms of the HTTP
-  // thread a request.
-  if (req.pdf_ua !== true && !definitionJson.includes('"pdfUa"')) return definitionJson;
-  const definition = JSON.parse(definitionJson) as { pdfUa?: boolean };
-  const ua = req.pdf_ua ?? definition.pdfUa === true;
-  if (ua && req.pdf_variant === 'pdf/a-1b') {
+export function refusePdfUaFaults(found: { applies: boolean; faults: readonly PdfUaFault[] } | null, req: Pick<CreatePdfBody, 'pdf_variant'>): void {
+  if (!found?.applies) return;
+  if (req.pdf_variant === 'pdf/a-1b') {
     throw validationError([{ path: 'pdf_ua', message: 'PDF/UA-1 cannot be combined with pdf/a-1b (PDF/A-1 is based on PDF 1.4); use pdf/a-2b or pdf/a-3b, or leave out pdf_ua' }]);
   }
-  if (ua) {
-    const faults = pdfUaFaults(definition);
-    if (faults.length > 0) throw validationError(faults.map((f) => ({ path: f.path, message: f.message })));
-  }
-  if (req.pdf_ua === undefined) return definitionJson;
-  return JSON.stringify({ ...definition, pdfUa: req.pdf_ua });
+  if (found.faults.length > 0) throw validationError(found.faults.map((f) => ({ path: f.path, message: f.message })));
+}
+
+/**
+ * The definition to render (and store with a job) with the request's `pdf_ua` in it, replacing
+ * the template's `pdfUa`; unchanged without `pdf_ua`. The key is added at the end of the JSON
+ * text, where it wins over one the definition has (JSON.parse keeps a key's last value): a 10 MB
+ * definition is neither parsed nor written again on the HTTP thread.
+ */
+export function withPdfUa(definitionJson: string, pdfUa: boolean | undefined): string {
+  if (pdfUa === undefined) return definitionJson;
+  const text = definitionJson.trimEnd();
+  const end = text.length - 1;
+  if (text[end] !== '}') throw new Error('a template definition is a JSON object');
+  const empty = /^\{\s*$/.test(text.slice(0, end));
+  return `${text.slice(0, end)}${empty ? '' : ','}"pdfUa":${pdfUa}}`;
 }
 
 /** A render warning: something drawn imperfectly without failing. */

@@ -14,8 +14,8 @@ import { ApiError, validationError } from '../errors.ts';
 /** What a check found: the definition's faults, else the data's (null when there are none), and what was asked for besides (CheckOutcome). */
 export type DefinitionCheck = Omit<CheckOutcome, 'heapMb'>;
 
-/** What a check may find besides faults (CheckTask): the fields, a page's pixel size at a scale, the image sources bound with the data. */
-export type CheckExtras = Pick<CheckTask, 'fields' | 'imageScale' | 'sources'>;
+/** What a check may find besides faults (CheckTask): the fields, a page's pixel size at a scale, the image sources bound with the data, PDF/UA's faults. */
+export type CheckExtras = Pick<CheckTask, 'fields' | 'imageScale' | 'sources' | 'pdfUa'>;
 
 /** What to check besides the definition, and how. */
 export interface CheckOptions extends CheckExtras {

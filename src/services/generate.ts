@@ -10,7 +10,7 @@ import type { RenderWarning } from '../../engine/index.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { checkStoredData } from './definition-check.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
-import { protectionOf, withPdfUa, type CreatePdfBody } from '../schemas/pdf.ts';
+import { protectionOf, refusePdfUaFaults, withPdfUa, type CreatePdfBody } from '../schemas/pdf.ts';
 import { debitSyncGeneration, refundSyncGeneration, settleSyncGeneration } from './credits.ts';
 import type { FileStore } from './files.ts';
 import { requireS3Integration, type S3IntegrationRow } from './integrations.ts';
@@ -54,9 +54,10 @@ export async function checkRequest(db: Db, pool: RenderPool, teamId: string, req
   const template = await getTemplate(db, teamId, req.template_id);
   if (template.type === 'image') throw new ApiError(400, 'BAD_REQUEST', `template "${template.id}" is an image template; use the image endpoint`);
   const definition = await definitionFor(db, template, req.version);
-  await checkStoredData(pool, teamId, definition, req.data, req.template_id);
+  const found = await checkStoredData(pool, teamId, definition, req.data, req.template_id, { pdfUa: { requested: req.pdf_ua } });
+  refusePdfUaFaults(found.pdfUa, req);
   // pdf_ua goes into the definition rendered (and stored with a job): the template's pdfUa.
-  return { definition: withPdfUa(definition, req), integration: wantsS3(req) ? await requireS3Integration(db, teamId) : null };
+  return { definition: withPdfUa(definition, req.pdf_ua), integration: wantsS3(req) ? await requireS3Integration(db, teamId) : null };
 }
 
 /**

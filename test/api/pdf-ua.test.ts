@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { withPdfUa } from '../../src/schemas/pdf.ts';
 
 const TEMPLATE = {
   metadata: { title: 'Receipt {{n}}', language: 'en' },
@@ -83,4 +84,36 @@ test('pdf_ua with pdf/a-1b, or a template without alt or title, is 400 naming th
   const off = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: untitled, data: {}, export_type: 'binary', pdf_ua: false });
   assert.equal(off.status, 200);
   assert.equal(await credits(apiKey), 2);
+});
+
+test('a large template (checked on a render thread): its pdfUa and the request\'s pdf_ua decide, faults are 400 with their path, the override renders', async () => {
+  const { teamId, apiKey } = await s.team(5);
+  // ~90 KB of definition: past the 64 KiB checked on the HTTP thread.
+  const filler = Array.from({ length: 1500 }, (_, i) => ({ text: `Paragraph ${i} of the terms and conditions.` }));
+  const big = (extra: object) => ({ metadata: { title: 'Terms', language: 'en' }, ...extra, content: [{ text: 'Terms', role: 'h1' }, ...filler] });
+  const noAlt = await s.template(teamId, big({ pdfUa: true }));
+  const withImage = (await s.api('PUT', `/v1/templates/${noAlt}`, apiKey, { definition: { ...big({ pdfUa: true }), content: [...big({}).content, { stack: [{ qrcode: 'x' }] }] } }));
+  assert.equal(withImage.status, 200, await withImage.clone().text());
+  const refused = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: noAlt, data: {}, export_type: 'binary' });
+  assert.equal(refused.status, 400);
+  assert.deepEqual(((await refused.json()) as { errors: { path: string }[] }).errors.map((e) => e.path), ['content[1501].stack[0].alt']);
+  const a1b = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: noAlt, data: {}, export_type: 'binary', pdf_variant: 'pdf/a-1b' });
+  assert.equal(((await a1b.json()) as { errors: { path: string }[] }).errors[0].path, 'pdf_ua');
+  // pdf_ua false overrides the template's pdfUa: true (the key added after it wins).
+  const off = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: noAlt, data: {}, export_type: 'binary', pdf_ua: false });
+  assert.equal(off.status, 200);
+  assert.ok(!/pdfuaid/.test(Buffer.from(await off.arrayBuffer()).toString('latin1')));
+  // pdf_ua true over pdfUa: false.
+  const ok = await s.template(teamId, big({ pdfUa: false }));
+  const on = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: ok, data: {}, export_type: 'binary', pdf_ua: true });
+  assert.equal(on.status, 200);
+  assert.ok(isUa(Buffer.from(await on.arrayBuffer())));
+  assert.equal(await credits(apiKey), 3);
+});
+
+test('withPdfUa adds the request\'s choice as the definition\'s last key, which JSON.parse keeps', () => {
+  assert.equal(withPdfUa('{"content":[]}', undefined), '{"content":[]}');
+  assert.deepEqual(JSON.parse(withPdfUa('{"pdfUa":true,"content":[]}', false)), { pdfUa: false, content: [] });
+  assert.deepEqual(JSON.parse(withPdfUa('{ \n}\n', true)), { pdfUa: true });
+  assert.deepEqual(JSON.parse(withPdfUa('{\n  "content": [{"text": "}"}]\n}\n', true)), { content: [{ text: '}' }], pdfUa: true });
 });
