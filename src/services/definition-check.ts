@@ -10,6 +10,7 @@ import { checkDefinitionJson, type CheckOutcome, type CheckTask } from '../rende
 import { definitionCache } from '../render/definitions.ts';
 import { RenderFailure, type RenderOnThread, type RenderPool } from '../render/pool.ts';
 import { ApiError, validationError } from '../errors.ts';
+import { holdsMoreThan } from './json-count.ts';
 
 /** What a check found: the definition's faults, else the data's (null when there are none), and what was asked for besides (CheckOutcome). */
 export type DefinitionCheck = Omit<CheckOutcome, 'heapMb'>;
@@ -50,7 +51,7 @@ export async function checkDefinition(pool: RenderPool | undefined, team: string
   const { data, onThread, definitionField = 'definition', ...extras } = options;
   const maxDataDepth = pool?.engineLimits.maxDataDepth ?? DEFAULT_LIMITS.maxDataDepth;
   const largeDefinition = pool !== undefined && longerThan(definitionJson, pool.limits.checkInThreadBytes);
-  const largeData = pool !== undefined && !largeDefinition && manyValues(data);
+  const largeData = pool !== undefined && !largeDefinition && holdsMoreThan(data, MANY_VALUES, true);
   if (pool === undefined || (!largeDefinition && !largeData)) {
     return checkDefinitionJson(parsedDefinition(definitionJson), { data, maxDataDepth, ...extras });
   }
@@ -77,26 +78,6 @@ export function stoppedCheck(e: unknown, field: string, advice: string): unknown
 
 /** Values in data past which it is checked on a render thread whatever the definition (a body of a million objects took 65 ms to check here). */
 const MANY_VALUES = 10_000;
-
-/** Whether `data` holds more than {@link MANY_VALUES} values (objects, arrays and scalars), counted until it does. */
-function manyValues(data: unknown): boolean {
-  let left = MANY_VALUES;
-  const stack: unknown[] = [data];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (--left < 0) return true;
-    if (v === null || typeof v !== 'object') continue;
-    if (Array.isArray(v)) {
-      if (v.length > left) return true;
-      for (const child of v) stack.push(child);
-    } else {
-      const keys = Object.keys(v);
-      if (keys.length > left) return true;
-      for (const key of keys) stack.push((v as Record<string, unknown>)[key]);
-    }
-  }
-  return false;
-}
 
 /** 400 VALIDATION_ERROR naming `field` (the request's template id): a stored definition that no longer validates (stored before a rule that now refuses it). */
 export function noLongerValid(templateId: string, errors: readonly ErrorDetail[], field = 'template_id'): ApiError {

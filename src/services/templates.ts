@@ -14,6 +14,7 @@ import { checkDefinition, noLongerValid } from './definition-check.ts';
 import { DEFAULT_MAX_TEAM_STORAGE_BYTES, DEFAULT_MAX_TEMPLATE_NODES } from '../config.ts';
 import { ApiError, validationError, type FieldError } from '../errors.ts';
 import { checkTeamStorage } from './team-storage.ts';
+import { holdsMoreThan } from './json-count.ts';
 
 export type TemplateRow = Tables['templates']['$inferSelect'];
 export type TemplateType = 'pdf' | 'image';
@@ -42,15 +43,8 @@ export function newTemplateId(): string {
  * @throws ApiError 400 VALIDATION_ERROR with path `definition`.
  */
 export function checkDefinitionSize(definition: unknown, max: number): void {
-  const stack: unknown[] = [definition];
-  let count = 0;
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (v === null || typeof v !== 'object') continue;
-    if (++count > max) {
-      throw validationError([{ path: 'definition', message: `the definition holds more than ${max} objects and arrays (PLATEN_MAX_TEMPLATE_NODES); loop over data with "each" instead of writing every row out` }]);
-    }
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push(child);
+  if (holdsMoreThan(definition, max, false)) {
+    throw validationError([{ path: 'definition', message: `the definition holds more than ${max} objects and arrays (PLATEN_MAX_TEMPLATE_NODES); loop over data with "each" instead of writing every row out` }]);
   }
 }
 
