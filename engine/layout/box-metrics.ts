@@ -5,6 +5,13 @@
 import type { Box, Frame, MCell } from './nodes.ts';
 
 /** Vertical space a box takes in a flow: its margins plus its height. */
+/**
+ * The largest share of a page's room for content a table's header rows may take and still be
+ * repeated on that page (browsers' rule too): taller, they would leave the body too little room
+ * on every page, or none. Used by the measure pass (the body's room) and table pagination.
+ */
+export const REPEATED_HEADER_SHARE = 1 / 4;
+
 export function outerHeight(b: Box): number {
   // An absolutely positioned box takes no room.
   if (b.absolute !== undefined) return 0;

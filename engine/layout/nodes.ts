@@ -319,11 +319,6 @@ export interface TableBox extends BoxBase {
   readonly borderWidth: number;
   /** This box continues a table split on an earlier page. */
   readonly continued: boolean;
-  /**
-   * The header rows take more than a quarter of a page's room: they open the table once, as its
-   * first rows, and are not repeated on the pages after (absent: repeated).
-   */
-  readonly headerOnce?: boolean;
 }
 export type Box = TextBox | StackBox | ColumnsBox | ImageBox | CodeBox | RuleBox | SpacerBox | BreakBox | TableBox | BulletBox;
 

@@ -4,9 +4,12 @@
  * - Header rows repeat at the top of every part; footer rows close the table once, after the
  *   last body row, and never stand alone under a repeated header: when the last band of rows fits
  *   on the page but the footer does not, that band moves to the next page with it.
- * - Header rows the measure pass found too tall to repeat (`headerOnce`) open the table once,
- *   tied to its first band of body rows, and are cut like body rows when they do not fit on a
- *   page; the parts after them go without a header.
+ * - Header rows are repeated on a page only when they take at most a quarter of its room
+ *   (REPEATED_HEADER_SHARE) and leave the next row room to start on a fresh page; a part goes
+ *   without them otherwise. A header taller than that where the table starts opens it as its
+ *   first rows, tied to the first band, cut like body rows when it does not fit on a page.
+ * - Footer rows that do not fit on a page with the header are the body's last rows instead (cut
+ *   like them), and a last band that cannot share a page with the footer does not wait for it.
  * - Body rows go in bands: rows tied together by row spans. A band that does not fit in the room
  *   left moves whole to the next page when it fits on a page and moving it leaves at most half of
  *   the page's content area empty; otherwise (taller than a page, or too much room would be
@@ -17,7 +20,7 @@
  * - A cell's fill (its background, or the stripe of the row it starts in) covers the whole cell,
  *   so stripes never show through a merged cell.
  */
-import { outerHeight, rowHeights } from './box-metrics.ts';
+import { outerHeight, REPEATED_HEADER_SHARE, rowHeights } from './box-metrics.ts';
 import type { Box, DrawItem, MCell, MRow, TableBox } from './nodes.ts';
 import type { FlowContext, Placement } from './flow-context.ts';
 import { ARTIFACT } from '../tags/struct.ts';
@@ -133,12 +136,15 @@ function emptyContent(content: Box): Box {
 /**
  * Cut the band rows [i, end) at the page's bottom: rows [i, j) are placed, row j gets `partial`
  * points (0: none of it here), and every cell reaching past that is cut there.
- * @returns the height used, the band's rest (its first row is what is left of row j), and
- * whether any cut cell placed something.
+ * @returns the height used, the band's rest (its first row is what is left of row j, unless
+ * nothing is: every cut cell of row j done and none spanning further), the index in `rows` of the
+ * rest's first row (`restFrom`), and whether any cut cell placed something.
  */
-function cutBand(p: Painter, rows: readonly MRow[], i: number, end: number, j: number, partial: number, y: number, forced: boolean): { used: number; rest: MRow[]; progress: boolean } {
+function cutBand(p: Painter, rows: readonly MRow[], i: number, end: number, j: number, partial: number, y: number, forced: boolean): { used: number; rest: MRow[]; restFrom: number; progress: boolean } {
   const bottom = y + sumHeights(rows, i, j) + partial;
   const continued: MCell[] = [];
+  // Whether every cut cell is done and ends with row j: then nothing of row j is left.
+  let nothingLeft = true;
   let progress = false;
   let top = y;
   const last = partial > EPS ? j : j - 1;
@@ -159,6 +165,7 @@ function cutBand(p: Painter, rows: readonly MRow[], i: number, end: number, j: n
       // A cell whose content is done (a continued span) has nothing to show for progress.
       if (placed.rest !== content && outerHeight(content) > 0) progress = true;
       const rest = placed.rest ? { ...placed.rest, marginTop: 0 } : emptyContent(content);
+      if (placed.rest || cellEnd > j + 1) nothingLeft = false;
       continued.push({ ...cell, rowSpan: cellEnd - j, content: rest, shift: 0, verticalAlign: 'top' });
     }
     top += rows[r].height;
@@ -166,36 +173,54 @@ function cutBand(p: Painter, rows: readonly MRow[], i: number, end: number, j: n
   // Row j's own cells that were not drawn (no part of row j here) continue as they are.
   const first = partial > EPS ? continued : [...continued, ...rows[j].cells];
   first.sort((a, b) => a.col - b.col);
-  const restRows: { cells: readonly MCell[] }[] = [{ cells: first }];
+  // A row of finished cells would be their padding alone, cut again on every page.
+  const dropFirst = partial > EPS && nothingLeft;
+  const restRows: { cells: readonly MCell[] }[] = dropFirst ? [] : [{ cells: first }];
   for (let r = j + 1; r < end; r++) restRows.push(rows[r]);
   const heights = rowHeights(restRows);
-  return { used: bottom - y, rest: restRows.map((row, k) => ({ cells: row.cells, height: heights[k] })), progress };
+  return { used: bottom - y, rest: restRows.map((row, k) => ({ cells: row.cells, height: heights[k] })), restFrom: dropFirst ? j + 1 : j, progress };
 }
 
 /** Place a table box at (x, y) in `avail` points. See the module comment for the rules. */
 export function placeTable(box: TableBox, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): Placement {
-  if (box.headerOnce && !box.continued && box.header.length > 0) {
-    // The header opens the table once, as its first body rows: the parts after it go without.
-    return placeParts({ ...box, header: [], body: [...box.header, ...box.body] }, box.header.length, x, y, avail, atTop, out, ctx);
+  const headerHeight = sumHeights(box.header, 0, box.header.length);
+  if (box.header.length === 0 || headerHeight <= ctx.regionHeight * REPEATED_HEADER_SHARE + EPS) {
+    // On a fresh page where the next row cannot start under the repeated header: without it.
+    return placeParts(box, box, box.header, 0, x, y, avail, atTop, out, ctx) ?? placeParts(box, box, [], 0, x, y, avail, atTop, out, ctx)!;
   }
-  return placeParts(box, 0, x, y, avail, atTop, out, ctx);
+  // Too tall to repeat on this page: a later part goes without it; the first part opens with it.
+  if (box.continued) return placeParts(box, box, [], 0, x, y, avail, atTop, out, ctx)!;
+  return placeParts({ ...box, body: [...box.header, ...box.body] }, box, [], box.header.length, x, y, avail, atTop, out, ctx)!;
 }
 
-/** Place a table whose first `lead` body rows are tied to the band after them. */
-function placeParts(box: TableBox, lead: number, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): Placement {
+/**
+ * Place a part of `table` (`box`: its rows as placed here) under the header rows `header` (the
+ * table's, or none), its first `lead` body rows tied to the band after them (a header opening the
+ * table as rows). What is left continues `table`, with its header when every lead row was placed.
+ * @returns null (nothing drawn) when `header` is drawn on a fresh page whose next row cannot start
+ *   under it, else the placement.
+ */
+function placeParts(box: TableBox, table: TableBox, header: readonly MRow[], lead: number, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): Placement | null {
   const mark = out.length;
   const p: Painter = { x, width: box.width, box, out, borders: [], ctx, lastFill: null, lastRule: null };
-  const headerHeight = sumHeights(box.header, 0, box.header.length);
-  const footerHeight = sumHeights(box.footer, 0, box.footer.length);
+  const headerHeight = sumHeights(header, 0, header.length);
+  let body = box.body;
+  let footer = box.footer;
+  // Footer rows that cannot share a page with the header go as the body's last rows.
+  if (footer.length > 0 && headerHeight + sumHeights(footer, 0, footer.length) > ctx.regionHeight + EPS) {
+    body = [...body, ...footer];
+    footer = [];
+  }
+  const footerHeight = sumHeights(footer, 0, footer.length);
   const giveUp = (): Placement => {
     out.length = mark;
-    return { used: 0, rest: box };
+    return { used: 0, rest: table };
   };
   if (headerHeight > avail + EPS && !atTop) return giveUp();
-  if (box.borders === 'horizontal' && (box.header.length > 0 || box.body.length > 0 || box.footer.length > 0)) {
+  if (box.borders === 'horizontal' && (header.length > 0 || body.length > 0 || footer.length > 0)) {
     p.borders.push({ kind: 'line', x1: x, y1: y, x2: x + box.width, y2: y, color: box.borderColor, width: box.borderWidth });
   }
-  let cursor = drawRows(p, box.header, 0, box.header.length, y);
+  let cursor = drawRows(p, header, 0, header.length, y);
   // Header rows repeated on a later page are page furniture, not content read again.
   if (box.continued) for (let i = mark; i < out.length; i++) out[i].tag = ARTIFACT;
 
@@ -204,29 +229,34 @@ function placeParts(box: TableBox, lead: number, x: number, y: number, avail: nu
     for (const b of p.borders) out.push(b);
     return { used, rest };
   };
-  const restOf = (body: MRow[], footer: readonly MRow[]): TableBox => ({
-    ...box,
-    body,
-    footer,
-    continued: true,
-    frame: null,
-    height: headerHeight + sumHeights(body, 0, body.length) + sumHeights(footer, 0, footer.length),
-  });
+  // What is left, from body row `from` on (`rows`): the table's header goes with it once every
+  // lead row is placed (a header cut across pages is not repeated).
+  const restOf = (rows: MRow[], from: number, restFooter: readonly MRow[]): TableBox => {
+    const restHeader = from >= lead ? table.header : [];
+    return {
+      ...table,
+      header: restHeader,
+      body: rows,
+      footer: restFooter,
+      continued: true,
+      frame: null,
+      height: sumHeights(restHeader, 0, restHeader.length) + sumHeights(rows, 0, rows.length) + sumHeights(restFooter, 0, restFooter.length),
+    };
+  };
   // Nothing of the body can go here: the table moves on, unless this is a fresh page.
   const stop = (i: number): Placement => {
     if (cursor <= headerHeight + EPS && !atTop) return giveUp();
-    return finish(cursor, restOf(box.body.slice(i), box.footer));
+    return finish(cursor, restOf(body.slice(i), i, footer));
   };
 
-  const body = box.body;
   let i = 0;
   while (i < body.length) {
     const end = bandEnd(body, i, i === 0 ? lead : 0);
     const bandHeight = sumHeights(body, i, end);
     const placedAny = cursor > headerHeight + EPS;
     const room = avail - cursor;
-    // The last band keeps the footer company: it goes where the footer fits too.
-    const withFooter = end === body.length ? footerHeight : 0;
+    // The last band keeps the footer company (it goes where the footer fits too) when both fit on a page.
+    const withFooter = end === body.length && headerHeight + bandHeight + footerHeight <= ctx.regionHeight + EPS ? footerHeight : 0;
     if (bandHeight + withFooter <= room + EPS) {
       cursor += drawRows(p, body, i, end, y + cursor);
       i = end;
@@ -254,16 +284,20 @@ function placeParts(box: TableBox, lead: number, x: number, y: number, avail: nu
       // Row j cannot start here: end the part after the rows before it; on a fresh page with
       // none before it, row j must start anyway (something is placed on every page).
       if (j > i) cut = cutBand(p, body, i, end, j, 0, y + cursor, false);
-      else if (fresh) cut = cutBand(p, body, i, end, j, cutRoom - used, y + cursor, true);
+      else if (fresh && header.length > 0 && box.continued) {
+        // Row j cannot start under the repeated header even on a fresh page: go without it.
+        out.length = mark;
+        return null;
+      } else if (fresh) cut = cutBand(p, body, i, end, j, cutRoom - used, y + cursor, true);
       else return stop(i);
     }
     cursor += cut.used;
-    return finish(cursor, restOf([...cut.rest, ...body.slice(end)], box.footer));
+    return finish(cursor, restOf([...cut.rest, ...body.slice(end)], cut.restFrom, footer));
   }
 
-  if (box.footer.length > 0) {
-    if (cursor + footerHeight > avail + EPS && cursor > headerHeight + EPS) return finish(cursor, restOf([], box.footer));
-    cursor += drawRows(p, box.footer, 0, box.footer.length, y + cursor);
+  if (footer.length > 0) {
+    if (cursor + footerHeight > avail + EPS && cursor > headerHeight + EPS) return finish(cursor, restOf([], body.length, footer));
+    cursor += drawRows(p, footer, 0, footer.length, y + cursor);
   }
   return finish(cursor, null);
 }

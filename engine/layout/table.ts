@@ -5,7 +5,7 @@
  * starts in, so a merged cell is one colour).
  */
 import type { Box, MCell, MRow, PCell, PNode, PTable, StackBox, TableBox } from './nodes.ts';
-import { firstBaseline, rowHeights } from './box-metrics.ts';
+import { firstBaseline, REPEATED_HEADER_SHARE, rowHeights } from './box-metrics.ts';
 import type { RGB } from '../text/paragraph.ts';
 import type { MeasureContext } from './measure.ts';
 import { columnIntrinsics, resolveWidths, warnFixedWidths } from './widths.ts';
@@ -14,13 +14,6 @@ type BaseFields = Omit<StackBox, 'kind' | 'children' | 'height'>;
 
 /** Measures a node (the measure pass, passed in: it measures tables through this module). */
 export type MeasureFn = (node: PNode, width: number, ctx: MeasureContext, maxHeight: number) => Box;
-
-/**
- * The largest share of a page's room a table's header rows may take and still repeat on every
- * page the table is on (browsers' rule too): taller, they would leave the body too little room on
- * every page, or none.
- */
-const REPEATED_HEADER_SHARE = 1 / 4;
 
 /**
  * Measure a table in `inner` points of width. `v`: its frame's vertical insets; `maxHeight`: the
@@ -40,8 +33,8 @@ export function measureTable(node: PTable, inner: number, base: BaseFields, v: n
   let headerHeight = 0;
   for (const r of header) headerHeight += r.height;
   // Body and footer rows share a page with the repeated header, unless it is too tall to repeat.
-  const headerOnce = headerHeight > maxHeight * REPEATED_HEADER_SHARE + 1e-6;
-  const rest: Measuring = { ...m, maxHeight: headerOnce ? maxHeight : maxHeight - headerHeight };
+  const repeats = headerHeight <= maxHeight * REPEATED_HEADER_SHARE + 1e-6;
+  const rest: Measuring = { ...m, maxHeight: repeats ? maxHeight - headerHeight : maxHeight };
   const body = measureRows(node.body, node.stripe, rest);
   const footer = measureRows(node.footer, null, rest);
   let h = 0;
@@ -60,7 +53,6 @@ export function measureTable(node: PTable, inner: number, base: BaseFields, v: n
     borderColor: node.borderColor,
     borderWidth: node.borderWidth,
     continued: false,
-    ...(headerOnce ? { headerOnce } : {}),
     height: h + v,
   };
 }

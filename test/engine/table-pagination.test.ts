@@ -157,3 +157,63 @@ test('layout: a header under a quarter of the page repeats on every page of the 
   assert.ok(pages.length >= 3);
   for (const [n, p] of pages.entries()) assert.equal(texts(p).filter((t) => t.text === 'H1').length, 1, `page ${n + 1}`);
 });
+
+/** Every stroke, fill and text line of the pages, as [page, top, bottom] (text: its baseline for both). */
+function extents(pages: ReturnType<typeof layout>): { page: number; top: number; bottom: number; what: string }[] {
+  return pages.flatMap((p, n) => [
+    ...strokes(p).map((r) => ({ page: n + 1, top: r.y, bottom: r.y + r.h, what: 'cell border' })),
+    ...fills(p).map((r) => ({ page: n + 1, top: r.y, bottom: r.y + r.h, what: 'fill' })),
+    ...texts(p).map((t) => ({ page: n + 1, top: t.y, bottom: t.y, what: `text "${t.text}"` })),
+  ]);
+}
+
+test('layout: a footer row nearly as tall as the page, or taller, goes after the body and is cut like a row (was LIMIT_EXCEEDED, or drawn off the paper)', () => {
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => `F${i}`).join('\n');
+  for (const [rows, n] of [[[['a']], 26], [[], 30]] as const) {
+    const pages = layout({ page: { size: 'A6' }, content: [{ table: { rows, footer: [[lines(n)]] } }] });
+    assert.ok(pages.length <= 3, `${n} footer lines: ${pages.length} pages`);
+    const all = pages.flatMap((p) => texts(p).map((t) => t.text));
+    assert.deepEqual(all.filter((t) => /^F\d+$/.test(t)), Array.from({ length: n }, (_, i) => `F${i}`), 'each footer line once, in order');
+    // A6 is 419.53 pt tall; the margins are 40.
+    for (const e of extents(pages)) assert.ok(e.bottom <= 419.53 - 40 + 0.01, `page ${e.page}: ${e.what} reaches ${e.bottom}`);
+  }
+  // A cell of padding only, cut at a page of 1 pt of room, is not cut again on every page.
+  const padded = layout({ page: { size: [300, 100], margin: 10 }, footer: [{ stack: [], height: 65 }], content: [{ table: { cellPadding: 10, rows: [['']] } }] });
+  assert.ok(padded.length <= 2, `${padded.length} pages`);
+});
+
+test('layout: a table with a header too tall to repeat, in a framed box that does not fit, leaves no empty frame behind', () => {
+  const header = Array.from({ length: 10 }, (_, i) => `Header line ${i}`).join('\n');
+  const pages = layout({ page: { size: 'A6' }, content: [{ spacer: 300 }, { stack: [{ table: { header: [[header]], rows: [['row 1'], ['row 2']] } }], border: { width: 1 }, padding: 5 }] });
+  assert.equal(pages.length, 2);
+  assert.deepEqual(strokes(pages[0]), [], 'nothing of the box on page 1');
+  assert.ok(texts(pages[1]).some((t) => t.text === 'Header line 0') && texts(pages[1]).some((t) => t.text === 'row 2'));
+});
+
+test('layout: a header repeats on every page with room for it, whatever the room of the page the table starts on', () => {
+  const rows = Array.from({ length: 120 }, (_, i) => [`Item ${i + 1}`, `${i + 1}.00`]);
+  const pages = layout({
+    page: { size: 'A4', margin: 40 },
+    header: [{ if: { eq: ['$page', 1] }, then: [{ stack: [{ text: 'Letterhead' }], height: 560 }] }],
+    content: [{ table: { columns: ['*', 80], header: [['Description\n(as ordered)\nincl. options\nand variants', 'Amount']], rows } }],
+  });
+  assert.ok(pages.length >= 4);
+  for (const [n, p] of pages.entries()) assert.equal(texts(p).filter((t) => t.text === 'Description').length, 1, `page ${n + 1}: the header`);
+});
+
+test('layout: on a page whose own header leaves a row no room under the table header, the part goes without it and stays out of the footer', () => {
+  const rows = Array.from({ length: 59 }, (_, i) => [`Row ${i + 1} text`, `${i + 1}`]);
+  const pages = layout({
+    page: { size: 'A6', margin: 20 },
+    header: [{ if: { eq: ['$page', 3] }, then: [{ stack: [{ text: 'Page-3 notice' }], height: 320 }] }],
+    footer: [{ stack: [{ text: 'Page {{$page}} of {{$pages}}' }], height: 20 }],
+    content: [{ table: { columns: ['*', 60], header: [['Description\n(continued)', 'Qty']], rows } }],
+  });
+  // The footer band starts 20 pt above the bottom margin: 419.53 - 20 - 20.
+  const footerTop = 419.53 - 40;
+  for (const e of extents(pages)) if (!e.what.startsWith('text "Page ')) assert.ok(e.bottom <= footerTop + 0.01, `page ${e.page}: ${e.what} reaches ${e.bottom}, into the footer at ${footerTop}`);
+  assert.equal(texts(pages[2]).filter((t) => t.text === 'Description').length, 0, 'no table header on page 3');
+  assert.equal(texts(pages[3]).filter((t) => t.text === 'Description').length, 1, 'the header again on page 4');
+  const all = pages.flatMap((p) => texts(p).map((t) => t.text)).filter((t) => /^Row \d+ text$/.test(t));
+  assert.deepEqual(all, rows.map((r) => r[0]), 'every row once, in order');
+});
