@@ -466,10 +466,17 @@ export interface Overflow {
 /** How far past a region's bottom the content may end before it counts as running past it, points. */
 const OVERFLOW_TOLERANCE = 0.01;
 
+/** The bottom edge of a code's rectangles ([x, y, w, h, ...]), in its module units. */
+function barsBottom(rects: readonly number[]): number {
+  let bottom = 0;
+  for (let k = 1; k < rects.length; k += 4) if (rects[k] + rects[k + 2] > bottom) bottom = rects[k] + rects[k + 2];
+  return bottom;
+}
+
 /**
- * The lowest edge of the images, rectangles and clipped groups among `items` (moved down by `dy`),
+ * The lowest edge of the images, rectangles, codes and clipped groups among `items` (moved down by `dy`),
  * points from the page's top: what is measured for a page's height and can run past it (an image
- * in a table row whose cut the row's height does not show). Rotated or scaled groups and the
+ * or a QR code in a table row whose cut the row's height does not show). Rotated or scaled groups and the
  * items of absolutely placed boxes (`outOfFlow`: placed where the template says) are left out.
  */
 function drawnBottom(items: readonly DrawItem[], dy: number, outOfFlow: WeakSet<DrawItem>): number {
@@ -479,6 +486,7 @@ function drawnBottom(items: readonly DrawItem[], dy: number, outOfFlow: WeakSet<
     let b = -Infinity;
     if (it.kind === 'image') b = it.clip ? it.clip.y + it.clip.h : it.y + it.h;
     else if (it.kind === 'rect') b = it.y + it.h;
+    else if (it.kind === 'bars') b = it.y + it.sy * barsBottom(it.rects);
     else if (it.kind === 'group') {
       const [a, bb, c, d, , f] = it.matrix;
       if (a === 1 && bb === 0 && c === 0 && d === 1) b = it.clip ? it.clip.y + it.clip.h + f : drawnBottom(it.items, f, outOfFlow);

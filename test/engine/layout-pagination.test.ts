@@ -314,6 +314,21 @@ test('bands whose $pages conditions never let the page count settle fail with th
   );
 });
 
+test('a QR code in a table row on a page with its own header is measured again for that page, like an image (it ran into the footer)', async () => {
+  const r = await render({
+    page: { size: 'A5', margin: 50 },
+    header: [{ if: { eq: ['$page', 3] }, then: [{ stack: [], height: 200 }] }],
+    footer: [{ stack: [{ text: 'Page {{$page}} of {{$pages}}' }], height: 20 }],
+    content: [{ text: 'Intro' }, { pageBreak: true }, { text: 'Second page' }, { pageBreak: true }, { table: { header: [['Code']], rows: [[{ qrcode: 'https://example.com/pay/123', size: 262 }]] } }],
+  });
+  assert.equal(r.pages, 3);
+  // A5 is 595.28 pt tall: the footer band starts at 595.28 - 50 - 20.
+  const qr = (await pdfOperators(r.pdf))[2].filledBoxes.find((b) => b.width > 100);
+  assert.ok(qr, 'the QR code is on page 3');
+  const bottom = qr.y + qr.height;
+  assert.ok(bottom <= 595.28 - 70 + 0.5, `the QR code reaches ${bottom}, into the footer at ${595.28 - 70}`);
+});
+
 test('a last page that holds its bands alone: a totals footer leaving less than 12 pt, and a letterhead and totals footer taller together than the page; the content keeps its full size elsewhere', async () => {
   const page = { size: [300, 400], margin: 20 };
   const band = (h: number, label: string) => ({ stack: [{ text: label }], height: h });
