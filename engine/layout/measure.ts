@@ -419,12 +419,19 @@ function measureCode(node: PCode, inner: number, base: BaseFields, v: number, ma
   const scale = Math.min(1, inner / barsWidth, Math.max(0, maxHeight - captionHeight) / barsHeight);
   if (scale < 0.999) {
     warnClamped(node.symbol === 'qrcode' ? 'the QR code' : 'the barcode', node.path, barsWidth, barsHeight + captionHeight, inner, maxHeight, ctx);
+    const [w, h] = [barsWidth, barsHeight];
     barsWidth *= scale;
     barsHeight *= scale;
-    if (node.caption) {
+    // The caption broken again under narrower bars can take more lines: the bars shrink for them
+    // too (a few rounds; a caption taller than the room alone is CONTENT_OVERFLOW's).
+    for (let round = 0; node.caption && round < 4; round++) {
       caption = breakLines(node.caption, barsWidth, 'center');
       captionHeight = 0;
       for (const l of caption) captionHeight += l.height;
+      if (barsHeight + captionHeight <= maxHeight + EPS) break;
+      const again = Math.max(0, maxHeight - captionHeight) / h;
+      barsWidth = w * again;
+      barsHeight = h * again;
     }
   }
   const shift = node.align === 'center' ? (inner - barsWidth) / 2 : node.align === 'right' ? inner - barsWidth : 0;

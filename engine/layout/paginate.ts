@@ -65,13 +65,13 @@ export function flow(boxes: readonly Box[], x: number, y: number, avail: number,
     if (b.kind === 'pageBreak') return cut(cursor, boxes.slice(i + 1), cursor);
     if (b.breakBefore && !first) return cut(cursor, boxes.slice(i), cursor);
     const room = avail - cursor - b.marginTop;
-    if (b.keepTogether && !first && b.height > room + EPS && b.height <= ctx.regionHeight) {
+    if (b.keepTogether && !first && b.height > room + EPS && b.height <= ctx.regionHeight + EPS) {
       return cut(cursor, boxes.slice(i), cursor);
     }
     // A heading (keepWithNext) that fits but leaves no room for the start of what follows moves on.
     if (b.keepWithNext && !first && i + 1 < boxes.length && b.height <= room + EPS) {
       const need = keptStart(boxes, i, ctx.regionHeight);
-      if (need > room + EPS && need <= ctx.regionHeight) return cut(cursor, boxes.slice(i), cursor);
+      if (need > room + EPS && need <= ctx.regionHeight + EPS) return cut(cursor, boxes.slice(i), cursor);
     }
     const r = place(b, x + b.x, y + cursor + b.marginTop, room, first, out, ctx);
     if (r.rest) {
@@ -131,7 +131,7 @@ function placeLaidOut(box: Box, x: number, y: number, avail: number, atTop: bool
   const whole = lay.height !== null || lay.rotate !== 0 || box.absolute !== undefined;
   let r: Placement;
   if (whole) {
-    if (!atTop && box.height > avail + EPS && box.height <= ctx.regionHeight) return { used: 0, rest: box };
+    if (!atTop && box.height > avail + EPS && box.height <= ctx.regionHeight + EPS) return { used: 0, rest: box };
     r = placeFramed(box, x, y, Infinity, true, out, ctx, mark);
   } else r = placeFramed(box, x, y, avail, atTop, out, ctx, mark);
   if (out.length === mark) return r;

@@ -217,3 +217,22 @@ test('a fault of a node an each made names its data item: a barcode, an image, i
   assert.match(c.message, /; the row is made from data\.groups\[1\]\.items\[1\]$/);
   assert.equal(c.message.match(/made from/g)!.length, 1);
 });
+
+test('a barcode scaled down to the page keeps its caption inside it: the caption broken again under narrower bars shrinks the bars further', async () => {
+  const { layout, texts, flatItems } = await import('./helpers/layout.ts');
+  // A6 (419.53 pt tall), margin 20: 379.53 pt of room. Scaled to it, "ABC123" took two lines.
+  const pages = layout({ page: { size: 'A6', margin: 20 }, content: [{ barcode: 'ABC123', height: 1100 }] });
+  assert.equal(pages.length, 1);
+  const bars = flatItems(pages[0].items).filter((i) => i.kind === 'bars');
+  assert.equal(bars.length, 1);
+  const baselines = texts(pages[0]).map((t) => t.y);
+  assert.ok(baselines.length >= 1 && Math.max(...baselines) <= 399.53, `caption baselines ${baselines}: past the bottom margin at 399.53`);
+});
+
+test('a code sized to a page\'s exact room moves to the next page when the room left is less (a rounding error placed it anyway, into the footer)', async () => {
+  const { layout, texts } = await import('./helpers/layout.ts');
+  const pages = layout({ page: { size: 'A6', margin: 20 }, font: { size: 12 }, footer: [{ stack: [], height: 150 }], content: [{ text: 'Intro' }, { barcode: 'ABC123', height: 428 }] });
+  assert.equal(pages.length, 2);
+  assert.deepEqual(texts(pages[0]).map((t) => t.text), ['Intro']);
+  assert.ok(texts(pages[1]).some((t) => t.text === 'ABC123'));
+});
