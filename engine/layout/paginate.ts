@@ -273,15 +273,19 @@ function keptStart(boxes: readonly Box[], i: number, limit: number): number {
 
 /**
  * The height of the smallest first part of a box on a page: what must fit below a box that keeps
- * with it (a heading's keepWithNext). Text: its first `orphans` lines; containers: their first
+ * with it (a heading's keepWithNext). Text: its first `orphans` lines (all of them when a cut there
+ * would leave fewer than `widows`); containers: their first
  * child's; tables: header and first row; anything else: all of it.
  */
 export function minimumStart(box: Box): number {
   const [it] = insets(box.frame);
   switch (box.kind) {
     case 'text': {
+      // The fewest lines a cut leaves here: `orphans`, unless the rest would be fewer than `widows`.
+      const total = box.lines.length;
+      const n = total - box.orphans >= box.widows ? Math.min(box.orphans, total) : total;
       let h = 0;
-      for (let k = 0; k < Math.min(box.orphans, box.lines.length); k++) h += box.lines[k].height;
+      for (let k = 0; k < n; k++) h += box.lines[k].height;
       return it + h;
     }
     case 'stack':

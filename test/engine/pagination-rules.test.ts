@@ -155,3 +155,16 @@ test('keepWithNext before a table keeps the heading with the header row and firs
     assert.equal(h, pageOf(r.doc.pages, 'Name'), `offset ${offset}: the heading is not with the header row`);
   }
 });
+
+test('keepWithNext: a heading before a three-line paragraph (which orphans and widows of 2 keep whole) goes with all of it', async () => {
+  // A6 with its 40 pt margins: 339.5 pt of room. After a 289 pt spacer the heading and two lines
+  // fit, but the paragraph cannot be cut 2 + 1: it moves whole, and the heading was left alone.
+  const r = await render({
+    page: { size: 'A6' },
+    styles: { h2: { fontSize: 16, fontWeight: 'bold', keepWithNext: true } },
+    content: [{ spacer: 289 }, { text: 'Delivery terms', style: 'h2' }, { text: 'Goods are shipped within five working days of the order. Shipping is free above 100 EUR; below that it is 7.50 EUR per order.' }],
+  });
+  assert.equal(r.pages, 2);
+  assert.equal(pageOf(r.doc.pages, 'Delivery'), 1, 'the heading on the page of its paragraph');
+  assert.equal(pageOf(r.doc.pages, 'Goods'), 1);
+});
