@@ -204,6 +204,18 @@ function placeFramed(box: Box, x: number, y: number, avail: number, atTop: boole
   const [it, ir, ib, il] = insets(box.frame);
   const r = placeContent(box, x + il, y + it, avail - it - ib, atTop, out, ctx);
   if (r.used === 0 && r.rest === box) return r;
+  if (!r.rest && box.height > avail + EPS) {
+    // The content is done, but the box is taller than the room (a last child's bottom margin, a
+    // spacer, padding): when its bottom padding and border do not fit either, the whole box moves
+    // on if it fits on a page; otherwise it ends at the page bottom.
+    if (r.used + it + ib > avail + EPS && !atTop && box.height <= ctx.regionHeight + EPS) {
+      out.length = mark;
+      return { used: 0, rest: box };
+    }
+    const h = Math.max(0, avail);
+    drawFrame(box.frame, x, y, box.width, h, out, mark);
+    return { used: h, rest: null };
+  }
   // A frame cut by the page bottom extends to it; both parts keep their full padding and border.
   const h = r.rest ? Math.max(r.used + it + ib, Math.min(avail, box.height)) : box.height;
   drawFrame(box.frame, x, y, box.width, h, out, mark);

@@ -115,3 +115,22 @@ test('metadata.language drives number, currency and date filters', async () => {
   ].join(' | ');
   assert.equal(textLines(r.doc.pages[0])[0].text, expected.replace(/\s+/g, ' '));
 });
+
+test('a framed box whose content fits but whose bottom padding, border or trailing margin does not moves whole to the next page; one taller than a page ends at its bottom', async () => {
+  const { layout, fills, strokes } = await import('./helpers/layout.ts');
+  // A6: 419.53 pt tall, margins 40, so the content area ends at 379.53.
+  const bottom = 379.53;
+  const cases = [
+    [{ spacer: 310 }, { stack: [{ text: 'Signed:' }, { line: {}, margin: [4, 0, 30, 0] }], padding: 5, border: { width: 1 }, backgroundColor: '#eeeeee' }],
+    [{ spacer: 330 }, { stack: [], padding: 20, backgroundColor: '#cccccc' }],
+    [{ text: 'Intro paragraph.' }, { spacer: 250 }, { stack: [{ text: 'Boxed note' }, { spacer: 100 }], backgroundColor: '#dddddd', border: { width: 1 } }],
+  ];
+  for (const [n, content] of cases.entries()) {
+    const pages = layout({ page: { size: 'A6' }, content });
+    assert.equal(pages.length, 2, `case ${n + 1}`);
+    assert.deepEqual([...fills(pages[0]), ...strokes(pages[0])], [], `case ${n + 1}: nothing of the box on page 1`);
+    for (const r of [...fills(pages[1]), ...strokes(pages[1])]) assert.ok(r.y + r.h <= bottom + 0.01, `case ${n + 1}: page 2 box reaches ${r.y + r.h}`);
+  }
+  const tall = layout({ page: { size: 'A6' }, content: [{ stack: [{ text: 'x' }, { spacer: 506 }], backgroundColor: '#dddddd', border: { width: 1 } }, { text: 'after' }] });
+  for (const r of [...fills(tall[0]), ...strokes(tall[0])]) assert.ok(r.y + r.h <= bottom + 0.01, `the tall box reaches ${r.y + r.h}, past the page's content area`);
+});
