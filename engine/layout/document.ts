@@ -65,7 +65,16 @@ export function bandBoxes(b: BandContext, name: BandName, page: PageContext, rep
   if (!nodes || nodes.length === 0) return [];
   const bound = bindNodes(nodes, b.data, { ...b.bind, page, path: name, missing: report?.missing, unformatted: report?.unformatted });
   const background = name === 'background';
-  return measureAll(prepareNodes(bound, b.root, b.prepare, name), background ? b.frame.width : b.frame.contentWidth, b.measure, background ? b.frame.height : b.frame.bodyHeight);
+  // A band is laid out whole on every page: a page break in it is ignored.
+  const noBreaks = b.prepare.noBreaks;
+  b.prepare.noBreaks = true;
+  let prepared;
+  try {
+    prepared = prepareNodes(bound, b.root, b.prepare, name);
+  } finally {
+    b.prepare.noBreaks = noBreaks;
+  }
+  return measureAll(prepared, background ? b.frame.width : b.frame.contentWidth, b.measure, background ? b.frame.height : b.frame.bodyHeight);
 }
 
 /** Where the content goes on a page: below its header, above its footer (points from the page's top). */

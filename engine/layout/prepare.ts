@@ -43,6 +43,12 @@ export interface PrepareContext {
   tags?: TagContext | null;
   /** The structure element the node being prepared goes in (with `tags`). */
   structParent?: StructNode | null;
+  /**
+   * Page breaks are ignored here: in table cells, header, footer and background, and inside
+   * absolute, fixed-height and rotated boxes, which are placed whole (a break there cut off
+   * everything after it).
+   */
+  noBreaks?: boolean;
 }
 
 const DEFAULT_BORDER_COLOR = color('#b0b0b0', [176, 176, 176]);
@@ -142,11 +148,15 @@ function prepareUntagged(node: BoundNode, parent: ComputedStyle, ctx: PrepareCon
   const flow = ctx.flow;
   const outOfFlow = flow !== null && (own.position === 'absolute' || own.height !== undefined) && !('image' in node) && !('barcode' in node) && !('qrcode' in node);
   if (outOfFlow) ctx.flow = null;
+  // What is inside a box placed whole cannot break to a new page (the box's own break can).
+  const noBreaks = ctx.noBreaks === true;
+  if (own.position === 'absolute' || own.height !== undefined || (own.rotate !== undefined && own.rotate !== 0)) ctx.noBreaks = true;
   let prepared: PNode;
   try {
-    prepared = prepareKind(node, parent, ctx, path);
+    prepared = prepareKind(node, parent, ctx, path, noBreaks);
   } finally {
     ctx.flow = flow;
+    ctx.noBreaks = noBreaks;
   }
   if (outOfFlow && own.position !== 'absolute' && own.height !== undefined) flow.add(1, own.height, path);
   const box = prepared.style.box;
@@ -166,10 +176,12 @@ function headingOf(node: BoundNode): Anchor['heading'] {
 /** The default smallest size of `fit: "shrink"` text, points. */
 export const MIN_FONT_SIZE = 4;
 
-function prepareKind(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext, path: string): PNode {
+/** `noBreaks`: the node's own page breaks are ignored (see PrepareContext.noBreaks). */
+function prepareKind(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext, path: string, noBreaks: boolean): PNode {
   ctx.budget.boxesFor(1, path);
   const props = mergeProps(node, ctx.styles);
-  const style = computeStyle(parent, props);
+  const computed = computeStyle(parent, props);
+  const style = noBreaks && (computed.breakBefore || computed.breakAfter) ? { ...computed, breakBefore: false, breakAfter: false } : computed;
   if (style.breakBefore) ctx.flow?.breakBefore(path);
   // A missing value renders empty (DESIGN §5): an image or code whose source bound to "" is left out.
   if (('image' in node && node.image === '') || ('qrcode' in node && node.qrcode === '') || ('barcode' in node && node.barcode === '')) {
@@ -245,6 +257,7 @@ function prepareKind(node: BoundNode, parent: ComputedStyle, ctx: PrepareContext
   // A table of contents outside the content (header, footer, background) lists nothing.
   if ('toc' in node) return { kind: 'spacer', style, size: 0 };
   if ('pageBreak' in node) {
+    if (noBreaks) return { kind: 'spacer', style, size: 0 };
     ctx.flow?.pageBreak(path);
     return { kind: 'pageBreak', style };
   }
@@ -509,11 +522,15 @@ function prepareRows(rows: BoundNode[][], grid: SectionGrid, parent: ComputedSty
       const direct = tag !== undefined && 'text' in node && node.role === undefined && node.lang === undefined && headingOfStyles(node.style) === null;
       // The cell owns padding and background; its content is laid out bare.
       let content: PNode;
+      const noBreaks = ctx.noBreaks;
+      ctx.noBreaks = true;
       try {
         content = isEmptyCell(node) ? emptyText(cellStyle, ctx) : direct ? prepareUntagged(node, parent, ctx, templatePath(node, `${rowPath}[${i}]`)) : prepareNode(node, parent, ctx, `${rowPath}[${i}]`);
       } catch (e) {
         const item = (row as KeptRow)[ROW_ITEM];
         throw item !== undefined && e instanceof RenderError ? madeFromItem(e, item, 'row') : e;
+      } finally {
+        ctx.noBreaks = noBreaks;
       }
       // (a new object, not a copy: thousands of cells)
       if (direct) (content as { tag?: ItemTag }).tag = tag;

@@ -168,3 +168,28 @@ test('keepWithNext: a heading before a three-line paragraph (which orphans and w
   assert.equal(pageOf(r.doc.pages, 'Delivery'), 1, 'the heading on the page of its paragraph');
   assert.equal(pageOf(r.doc.pages, 'Goods'), 1);
 });
+
+test('page breaks where a page cannot end (table cells, bands, absolute, fixed-height and rotated boxes) are ignored: nothing after them is lost', async () => {
+  const B = { text: 'before' };
+  const A = { text: 'after' };
+  const contexts: Record<string, object> = {
+    'cell, pageBreak node': { content: [{ table: { rows: [[{ stack: [B, { pageBreak: true }, A] }]] } }] },
+    'cell, breakBefore': { content: [{ table: { rows: [[{ stack: [B, { text: 'after', breakBefore: 'page' }] }]] } }] },
+    'cell, pageBreak after': { content: [{ table: { rows: [[{ stack: [{ text: 'before', pageBreak: 'after' }, A] }]] } }] },
+    absolute: { content: [{ stack: [B, { pageBreak: true }, A], position: 'absolute', top: 100, left: 50 }] },
+    'fixed height': { content: [{ stack: [B, { pageBreak: true }, A], height: 100 }] },
+    rotated: { content: [{ stack: [B, { pageBreak: true }, A], rotate: 90 }] },
+    header: { header: [B, { text: 'after', breakBefore: 'page' }], content: [{ text: 'body' }] },
+  };
+  for (const [where, def] of Object.entries(contexts)) {
+    const r = await render(def);
+    assert.equal(r.pages, 1, where);
+    assert.equal(pageOf(r.doc.pages, 'after'), 0, `${where}: the text after the break`);
+  }
+  // Where a page can end, they break: a stack, a list item, a column; a fixed-height box's own break.
+  for (const content of [[{ stack: [B, { pageBreak: true }, A] }], [{ list: [{ stack: [B, { pageBreak: true }, A] }] }], [B, { stack: [A], height: 100, breakBefore: 'page' }]]) {
+    const r = await render({ content });
+    assert.equal(r.pages, 2, JSON.stringify(content));
+    assert.equal(pageOf(r.doc.pages, 'after'), 1);
+  }
+});
