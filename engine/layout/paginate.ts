@@ -317,6 +317,19 @@ export function minimumStart(box: Box): number {
   }
 }
 
+/**
+ * Whether flowing `boxes` left them as they were (`rest`): the same boxes in the flow, the first
+ * untouched. Absolute boxes are left aside: a cut carries those placed from the parent's top on
+ * to the next part (moved, or as they were), before the rest.
+ */
+function nothingFlowed(rest: readonly Box[], boxes: readonly Box[]): boolean {
+  let a = 0;
+  while (a < rest.length && rest[a].absolute !== undefined) a++;
+  let b = 0;
+  while (b < boxes.length && boxes[b].absolute !== undefined) b++;
+  return rest.length - a === boxes.length - b && rest[a] === boxes[b];
+}
+
 /** Placing an unbreakable box: it goes whole, or (when something precedes it) waits for the next region. */
 function placeAtom(box: Box, avail: number, atTop: boolean): boolean {
   return box.height <= avail + EPS || atTop;
@@ -343,7 +356,7 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
       const mark = out.length;
       const r = flow(box.children, x, y, avail, atTop, out, ctx);
       if (!r.rest) return { used: contentHeight, rest: null };
-      if (r.rest.length === box.children.length && r.rest[0] === box.children[0]) {
+      if (nothingFlowed(r.rest, box.children)) {
         // Nothing placed: the stack goes whole to the next region, so nothing of it stays drawn here.
         out.length = mark;
         return { used: 0, rest: box };
@@ -360,7 +373,7 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
         const r = flow(col.children, x + col.x, y, avail, atTop, out, ctx);
         used = Math.max(used, r.used);
         if (r.rest) unfinished = true;
-        if (!r.rest || r.rest.length !== col.children.length || r.rest[0] !== col.children[0]) progressed = true;
+        if (!r.rest || !nothingFlowed(r.rest, col.children)) progressed = true;
         else if (col.children.length > 0) stalled = true;
         return { ...col, children: r.rest ?? [] };
       });
@@ -464,7 +477,7 @@ export function paginateRegions(
     }
     if (ctx === null || ctx.regionHeight !== height) ctx = flowContext(height, page, warnings, undefined, outOfFlow);
     const r = flow(rest, x, y, height, true, items, ctx);
-    if (r.rest && r.rest.length === rest.length && r.rest[0] === rest[0] && items.length === 0 && rest[0].kind !== 'pageBreak') {
+    if (r.rest && nothingFlowed(r.rest, rest) && items.length === 0 && rest[0].kind !== 'pageBreak') {
       throw new RenderError('RENDER_ERROR', 'layout made no progress on a fresh page');
     }
     if (overflow && height < overflow.least && (r.used > height + OVERFLOW_TOLERANCE || drawnBottom(items, 0, outOfFlow!) > y + height + OVERFLOW_TOLERANCE)) overflow.least = height;
