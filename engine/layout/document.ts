@@ -300,7 +300,11 @@ export function placeBands(b: BandContext, areas: PageAreas, bodies: readonly Dr
     const area = areas.of(i);
     placeBand(bandBoxes(b, 'header', page, report), margin.left, margin.top, area.headerHeight, all, b);
     for (const item of items) all.push(item);
-    placeBand(bandBoxes(b, 'footer', page, report), margin.left, height - margin.bottom - area.footerHeight, area.footerHeight, all, b);
+    // At the bottom margin: a footer shorter than the room kept for it (the tallest, when page
+    // counts did not settle) does not float above it.
+    const footer = bandBoxes(b, 'footer', page, report);
+    const footerHeight = Math.min(area.footerHeight, flowHeight(footer));
+    placeBand(footer, margin.left, height - margin.bottom - footerHeight, footerHeight, all, b);
     if (mark && wm?.layer === 'front') all.push(mark);
     return { width, height, items: all };
   });

@@ -338,6 +338,21 @@ test('a stack whose absolute child (placed from its bottom, above the page) is c
   assert.deepEqual(numbers(r.doc.pages.flatMap((p) => p.runs.map((run) => run.str)).join(' ')), numbers(JSON.stringify(template)), 'every word once');
 });
 
+test('when the page count does not settle and every page gets the tallest bands\' room, a shorter footer still sits on the bottom margin', async () => {
+  const { layout, texts } = await import('./helpers/layout.ts');
+  const band = (h: number, label: string) => ({ stack: [{ text: label }], height: h });
+  const pages = layout({
+    page: { size: [300, 400], margin: 20 },
+    header: [{ if: { eq: ['$pages', 1] }, then: [band(150, 'H')] }],
+    footer: [{ if: { eq: ['$page', '{{$pages}}'] }, then: [band(150, 'F')], else: [{ text: 'small footer' }] }],
+    content: Array.from({ length: 20 }, (_, i) => ({ text: `line ${i}` })),
+  });
+  const small = pages.flatMap((p) => texts(p).filter((t) => t.text === 'small footer'));
+  assert.ok(small.length >= 1);
+  // Its one line ends on the bottom margin (380): its baseline is a few points above.
+  for (const t of small) assert.ok(t.y > 370 && t.y < 380, `the small footer's baseline at ${t.y}, not on the bottom margin`);
+});
+
 test('a last page that holds its bands alone: a totals footer leaving less than 12 pt, and a letterhead and totals footer taller together than the page; the content keeps its full size elsewhere', async () => {
   const page = { size: [300, 400], margin: 20 };
   const band = (h: number, label: string) => ({ stack: [{ text: label }], height: h });
