@@ -171,8 +171,11 @@ function measureBox(node: PNode, width: number, ctx: MeasureContext, maxHeight: 
     }
     case 'stack': {
       const children = measureAll(node.children, inner, ctx, innerMax);
-      // A break after its last child is a break after the stack.
-      const breakAfter = base.breakAfter || children[children.length - 1]?.breakAfter === true;
+      // A break after its last child is a break after the stack; so is a page break ending it
+      // (else the stack's frame went on, empty, to the next page).
+      const last = children[children.length - 1];
+      if (last?.kind === 'pageBreak') children.pop();
+      const breakAfter = base.breakAfter || last?.kind === 'pageBreak' || last?.breakAfter === true;
       const h = flowHeight(children);
       settleAbsolute(children, node.layout?.height != null ? Math.max(0, node.layout.height - v) : h);
       return { ...base, breakAfter, kind: 'stack', children, height: h + v };

@@ -81,7 +81,7 @@ export function flow(boxes: readonly Box[], x: number, y: number, avail: number,
       const consumed = r.used > 0 ? cursor + b.marginTop + Math.max(0, b.height - r.rest.height) : cursor;
       return cut(cursor + (r.used > 0 ? b.marginTop + r.used : 0), rest, consumed);
     }
-    cursor += outerHeight(b);
+    cursor += drawnLast(b) ? b.marginTop + r.used + b.marginBottom : outerHeight(b);
     if (b.breakAfter && i + 1 < boxes.length) return cut(cursor, boxes.slice(i + 1), cursor);
   }
   if (later !== null) for (const b of later) placeAbsolute(b, x, y, cursor, out, ctx);
@@ -202,6 +202,8 @@ export function tagItems(out: readonly DrawItem[], mark: number, tag: ItemTag): 
 function placeFramed(box: Box, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext, mark: number): Placement {
   if (!box.frame) return placeContent(box, x, y, avail, atTop, out, ctx);
   const [it, ir, ib, il] = insets(box.frame);
+  // Not even its padding and border fit in the room left: the box starts on the next page.
+  if (!atTop && it + ib > avail + EPS) return { used: 0, rest: box };
   const r = placeContent(box, x + il, y + it, avail - it - ib, atTop, out, ctx);
   if (r.used === 0 && r.rest === box) return r;
   if (!r.rest && box.height > avail + EPS) {
@@ -217,9 +219,10 @@ function placeFramed(box: Box, x: number, y: number, avail: number, atTop: boole
     return { used: h, rest: null };
   }
   // A frame cut by the page bottom extends to it; both parts keep their full padding and border.
-  const h = r.rest ? Math.max(r.used + it + ib, Math.min(avail, box.height)) : box.height;
+  const whole = drawnLast(box) ? r.used + it + ib : box.height;
+  const h = r.rest ? Math.max(r.used + it + ib, Math.min(avail, box.height)) : whole;
   drawFrame(box.frame, x, y, box.width, h, out, mark);
-  if (!r.rest) return { used: box.height, rest: null };
+  if (!r.rest) return { used: whole, rest: null };
   return { used: h, rest: { ...r.rest, frame: box.frame, height: r.rest.height + it + ib } as Box };
 }
 
@@ -318,6 +321,15 @@ export function minimumStart(box: Box): number {
 }
 
 /**
+ * Whether the last part of `box` is as tall as what it drew rather than as measured: a table's
+ * (its header is not repeated on every page, so a part after a cut can be shorter than its
+ * measure) and a stack's holding one, unless a fixed height sets it.
+ */
+function drawnLast(box: Box): boolean {
+  return (box.kind === 'table' || box.kind === 'stack') && box.layout?.height == null;
+}
+
+/**
  * Whether flowing `boxes` left them as they were (`rest`): the same boxes in the flow, the first
  * untouched. Absolute boxes are left aside: a cut carries those placed from the parent's top on
  * to the next part (moved, or as they were), before the rest.
@@ -355,7 +367,7 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
     case 'stack': {
       const mark = out.length;
       const r = flow(box.children, x, y, avail, atTop, out, ctx);
-      if (!r.rest) return { used: contentHeight, rest: null };
+      if (!r.rest) return { used: box.layout?.height != null ? contentHeight : r.used, rest: null };
       if (nothingFlowed(r.rest, box.children)) {
         // Nothing placed: the stack goes whole to the next region, so nothing of it stays drawn here.
         out.length = mark;

@@ -134,3 +134,23 @@ test('a framed box whose content fits but whose bottom padding, border or traili
   const tall = layout({ page: { size: 'A6' }, content: [{ stack: [{ text: 'x' }, { spacer: 506 }], backgroundColor: '#dddddd', border: { width: 1 } }, { text: 'after' }] });
   for (const r of [...fills(tall[0]), ...strokes(tall[0])]) assert.ok(r.y + r.h <= bottom + 0.01, `the tall box reaches ${r.y + r.h}, past the page's content area`);
 });
+
+test('a framed box never outgrows the page: no room for its padding sends it on, a page break ending it leaves no empty frame, a table part without its header is framed as drawn', async () => {
+  const { layout, fills, strokes, texts } = await import('./helpers/layout.ts');
+  const bottom = 379.53; // A6, margins 40
+  // 9.5 pt left, 24 of padding: the box starts on page 2 (it was drawn 15 pt past the area).
+  const noRoom = layout({ page: { size: 'A6' }, content: [{ spacer: 330 }, { stack: [{ pageBreak: true }], padding: 12, backgroundColor: '#fafafa' }, { text: 'after' }] });
+  for (const [n, p] of noRoom.entries()) for (const r of fills(p)) assert.ok(r.y + r.h <= bottom + 0.01, `page ${n + 1}: a fill reaches ${r.y + r.h}`);
+  // A page break ending a bordered stack: what follows starts on page 2, with no empty frame there.
+  const ended = layout({ page: { size: 'A6' }, content: [{ stack: [{ text: 'a' }, { pageBreak: true }], border: { width: 1 } }, { text: 'b' }] });
+  assert.equal(ended.length, 2);
+  assert.deepEqual(strokes(ended[1]), [], 'no frame on page 2');
+  // Five header rows (over a quarter of the page): not repeated, so the table's last part is
+  // shorter than measured; the frame around it ends with it (it ended a header's height lower).
+  const rows = Array.from({ length: 30 }, (_, i) => [`r${i}`]);
+  const framed = layout({ page: { size: 'A6' }, content: [{ stack: [{ table: { header: [['h1'], ['h2'], ['h3'], ['h4'], ['h5']], rows } }], border: { width: 1 } }] });
+  const last = framed[framed.length - 1];
+  const frame = strokes(last).reduce((a, b) => (b.w > a.w ? b : a));
+  const lastLine = Math.max(...texts(last).map((t) => t.y));
+  assert.ok(frame.y + frame.h - lastLine < 15, `the frame ends at ${frame.y + frame.h}, the last row's baseline is at ${lastLine}`);
+});
