@@ -202,8 +202,15 @@ export function tagItems(out: readonly DrawItem[], mark: number, tag: ItemTag): 
 function placeFramed(box: Box, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext, mark: number): Placement {
   if (!box.frame) return placeContent(box, x, y, avail, atTop, out, ctx);
   const [it, ir, ib, il] = insets(box.frame);
-  // Not even its padding and border fit in the room left: the box starts on the next page.
-  if (!atTop && it + ib > avail + EPS) return { used: 0, rest: box };
+  // Not even its padding and border fit in the room left: the box starts on the next page; on a
+  // fresh page that small, this part goes without them (else it could never start: a region of
+  // 32 pt and 36 of insets made pages of empty frames until the page limit).
+  if (it + ib > avail - EPS) {
+    if (!atTop) return { used: 0, rest: box };
+    const r = placeContent(box, x + il, y, avail, true, out, ctx);
+    drawFrame(box.frame, x, y, box.width, avail, out, mark);
+    return { used: avail, rest: r.rest ? ({ ...r.rest, frame: box.frame, height: r.rest.height + it + ib } as Box) : null };
+  }
   const r = placeContent(box, x + il, y + it, avail - it - ib, atTop, out, ctx);
   if (r.used === 0 && r.rest === box) return r;
   if (!r.rest && box.height > avail + EPS) {

@@ -154,3 +154,11 @@ test('a framed box never outgrows the page: no room for its padding sends it on,
   const lastLine = Math.max(...texts(last).map((t) => t.y));
   assert.ok(frame.y + frame.h - lastLine < 15, `the frame ends at ${frame.y + frame.h}, the last row's baseline is at ${lastLine}`);
 });
+
+test('a framed box whose padding and border are taller than a page\'s room still lays its content out (it made empty frames until the page limit)', async () => {
+  const { layout, texts } = await import('./helpers/layout.ts');
+  // 180 pt between the margins, 148 of header: 32 pt of room; 14 + 4 of insets above and below.
+  const pages = layout({ page: { size: [300, 200], margin: 10 }, header: [{ stack: [], height: 148 }], content: [{ stack: [{ table: { rows: [['one'], ['two'], ['three']] } }], padding: 14, border: { width: 4 } }] });
+  assert.ok(pages.length <= 3, `${pages.length} pages`);
+  assert.deepEqual(pages.flatMap((p) => texts(p).map((t) => t.text)), ['one', 'two', 'three']);
+});
