@@ -330,10 +330,10 @@ export function minimumStart(box: Box): number {
 /**
  * Whether the last part of `box` is as tall as what it drew rather than as measured: a table's
  * (its header is not repeated on every page, so a part after a cut can be shorter than its
- * measure) and a stack's holding one, unless a fixed height sets it.
+ * measure) and a stack's or columns' holding one, unless a fixed height sets it.
  */
 function drawnLast(box: Box): boolean {
-  return (box.kind === 'table' || box.kind === 'stack') && box.layout?.height == null;
+  return (box.kind === 'table' || box.kind === 'stack' || box.kind === 'columns') && box.layout?.height == null;
 }
 
 /**
@@ -396,7 +396,7 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
         else if (col.children.length > 0) stalled = true;
         return { ...col, children: r.rest ?? [] };
       });
-      if (!unfinished) return { used: contentHeight, rest: null };
+      if (!unfinished) return { used: box.layout?.height != null ? contentHeight : used, rest: null };
       if (!progressed || (stalled && box.startTogether)) {
         out.length = mark;
         return { used: 0, rest: box };

@@ -149,10 +149,19 @@ test('a framed box never outgrows the page: no room for its padding sends it on,
   // shorter than measured; the frame around it ends with it (it ended a header's height lower).
   const rows = Array.from({ length: 30 }, (_, i) => [`r${i}`]);
   const framed = layout({ page: { size: 'A6' }, content: [{ stack: [{ table: { header: [['h1'], ['h2'], ['h3'], ['h4'], ['h5']], rows } }], border: { width: 1 } }] });
-  const last = framed[framed.length - 1];
-  const frame = strokes(last).reduce((a, b) => (b.w > a.w ? b : a));
-  const lastLine = Math.max(...texts(last).map((t) => t.y));
-  assert.ok(frame.y + frame.h - lastLine < 15, `the frame ends at ${frame.y + frame.h}, the last row's baseline is at ${lastLine}`);
+  // The same table in columns: the columns' last part too (the frame ran off the paper).
+  const inColumns = layout({ page: { size: 'A6' }, content: [{ stack: [{ columns: [{ content: [{ text: 'left' }] }, { content: [{ table: { header: [['h1'], ['h2'], ['h3'], ['h4'], ['h5']], rows } }] }] }, { text: 'after' }], border: { width: 1 } }] });
+  for (const pages of [framed, inColumns]) {
+    const last = pages[pages.length - 1];
+    const frame = strokes(last).reduce((a, b) => (b.w > a.w ? b : a));
+    const lastLine = Math.max(...texts(last).map((t) => t.y));
+    assert.ok(frame.y + frame.h - lastLine < 15, `the frame ends at ${frame.y + frame.h}, the last line's baseline is at ${lastLine}`);
+  }
+  // What follows the columns comes right under the table's last row.
+  const last = inColumns[inColumns.length - 1];
+  const row = texts(last).find((t) => t.text === 'r29');
+  const after = texts(last).find((t) => t.text === 'after');
+  assert.ok(row && after && after.y - row.y < 30, `"after" at ${after?.y}, the last row at ${row?.y}, on the last page`);
 });
 
 test('a framed box whose padding and border are taller than a page\'s room still lays its content out (it made empty frames until the page limit)', async () => {
