@@ -213,7 +213,9 @@ function placeFramed(box: Box, x: number, y: number, avail: number, atTop: boole
   }
   const r = placeContent(box, x + il, y + it, avail - it - ib, atTop, out, ctx);
   if (r.used === 0 && r.rest === box) return r;
-  if (!r.rest && box.height > avail + EPS) {
+  // Its height when done: as measured, or as drawn (drawnLast).
+  const whole = drawnLast(box) ? r.used + it + ib : box.height;
+  if (!r.rest && whole > avail + EPS) {
     // The content is done, but the box is taller than the room (a last child's bottom margin, a
     // spacer, padding): when its bottom padding and border do not fit either, the whole box moves
     // on if it fits on a page; otherwise it ends at the page bottom.
@@ -226,7 +228,6 @@ function placeFramed(box: Box, x: number, y: number, avail: number, atTop: boole
     return { used: h, rest: null };
   }
   // A frame cut by the page bottom extends to it; both parts keep their full padding and border.
-  const whole = drawnLast(box) ? r.used + it + ib : box.height;
   const h = r.rest ? Math.max(r.used + it + ib, Math.min(avail, box.height)) : whole;
   drawFrame(box.frame, x, y, box.width, h, out, mark);
   if (!r.rest) return { used: whole, rest: null };
