@@ -239,16 +239,7 @@ export class PageAreas {
    * @throws RenderError TEMPLATE_INVALID when those bands leave the content no room, saying why.
    */
   private giveUp(tried: readonly string[]): void {
-    const { header, footer } = this.tallest;
-    const room = this.b.frame.bodyHeight - header - footer;
-    if (room < MIN_REGION) {
-      throw new RenderError(
-        'TEMPLATE_INVALID',
-        `the header and footer change with $pages and no page count fits them (pages assumed -> pages made: ${tried.join(', ')}); every page then gets the tallest header (${Math.round(header)} pt) and footer (${Math.round(footer)} pt) measured, which leave ${Math.round(Math.max(0, room))} pt of the ${Math.round(this.b.frame.bodyHeight)} pt between the page margins for the content; at least ${MIN_REGION} pt are needed`,
-        this.b.template.header && this.b.template.header.length > 0 ? 'header' : 'footer',
-      );
-    }
-    this.uniform = this.area(header, footer, null);
+    this.uniform = this.area(this.tallest.header, this.tallest.footer, null, tried);
   }
 
   private measure(index: number): void {
@@ -265,13 +256,22 @@ export class PageAreas {
     return { top: this.b.frame.margin.top + headerHeight, height: 0, headerHeight, footerHeight };
   }
 
-  private area(headerHeight: number, footerHeight: number, index: number | null): ContentArea {
+  /**
+   * The area between these bands (of page `index`; null: of every page, and `tried` when page
+   * counts did not settle: each count assumed and the pages it made).
+   * @throws RenderError TEMPLATE_INVALID when they leave the content less than {@link MIN_REGION}.
+   */
+  private area(headerHeight: number, footerHeight: number, index: number | null, tried?: readonly string[]): ContentArea {
     const { frame, template } = this.b;
     const height = frame.bodyHeight - headerHeight - footerHeight;
     if (height < MIN_REGION) {
+      const bands = `header (${Math.round(headerHeight)} pt) and footer (${Math.round(footerHeight)} pt)`;
+      const which = tried
+        ? `the header and footer change with $pages and no page count fits them (pages assumed -> pages made: ${tried.join(', ')}); every page then gets the tallest ${bands} measured, which`
+        : `the ${bands}${index === null ? '' : ` of page ${index + 1}`}`;
       throw new RenderError(
         'TEMPLATE_INVALID',
-        `the header (${Math.round(headerHeight)} pt) and footer (${Math.round(footerHeight)} pt)${index === null ? '' : ` of page ${index + 1}`} leave ${Math.round(Math.max(0, height))} pt of the ${Math.round(frame.bodyHeight)} pt between the page margins for the content; at least ${MIN_REGION} pt are needed`,
+        `${which} leave ${Math.round(Math.max(0, height))} pt of the ${Math.round(frame.bodyHeight)} pt between the page margins for the content; at least ${MIN_REGION} pt are needed`,
         template.header && template.header.length > 0 ? 'header' : 'footer',
       );
     }
