@@ -35,3 +35,14 @@ export interface FlowContext {
    */
   readonly outOfFlow?: WeakSet<DrawItem>;
 }
+
+/**
+ * The settings for content nested in a box that takes `taken` points of every region it is cut
+ * into (its padding and border, a table cell's padding and the header repeated above it): what a
+ * fresh page holds of that content is `regionHeight - taken`. Absolute boxes keep measuring from
+ * the whole area's bottom.
+ */
+export function nestedContext(ctx: FlowContext, taken: number): FlowContext {
+  if (taken <= 0 || ctx.regionHeight === Infinity || taken >= ctx.regionHeight) return ctx;
+  return { ...ctx, regionHeight: ctx.regionHeight - taken, areaHeight: ctx.areaHeight ?? ctx.regionHeight };
+}

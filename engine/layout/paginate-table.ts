@@ -22,7 +22,7 @@
  */
 import { outerHeight, REPEATED_HEADER_SHARE, rowHeights } from './box-metrics.ts';
 import type { Box, DrawItem, MCell, MRow, TableBox } from './nodes.ts';
-import type { FlowContext, Placement } from './flow-context.ts';
+import { nestedContext, type FlowContext, type Placement } from './flow-context.ts';
 import { ARTIFACT } from '../tags/struct.ts';
 
 const EPS = 1e-6;
@@ -58,6 +58,8 @@ interface Painter {
   /** Borders, drawn after every cell of the part. */
   readonly borders: DrawItem[];
   readonly ctx: FlowContext;
+  /** Height of the header rows drawn above this part, points. */
+  readonly headerHeight: number;
   /** The last fill drawn and the last rule: a neighbour's equal one extends them. */
   lastFill: FillItem | null;
   lastRule: RuleItem | null;
@@ -161,7 +163,9 @@ function cutBand(p: Painter, rows: readonly MRow[], i: number, end: number, j: n
       const pad = cell.padding;
       const content = cell.content;
       const room = h - pad.top - pad.bottom - cell.shift - content.marginTop;
-      const placed = p.ctx.place(content, p.x + cell.x + pad.left + content.x, top + pad.top + cell.shift + content.marginTop, room, forced, p.out, p.ctx);
+      // On a fresh page the rest of the cell has the room under the repeated header, less its padding.
+      const inner = nestedContext(p.ctx, p.headerHeight + pad.top + pad.bottom);
+      const placed = p.ctx.place(content, p.x + cell.x + pad.left + content.x, top + pad.top + cell.shift + content.marginTop, room, forced, p.out, inner);
       // A cell whose content is done (a continued span) has nothing to show for progress.
       if (placed.rest !== content && outerHeight(content) > 0) progress = true;
       const rest = placed.rest ? { ...placed.rest, marginTop: 0 } : emptyContent(content);
@@ -202,8 +206,8 @@ export function placeTable(box: TableBox, x: number, y: number, avail: number, a
  */
 function placeParts(box: TableBox, table: TableBox, header: readonly MRow[], lead: number, x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): Placement | null {
   const mark = out.length;
-  const p: Painter = { x, width: box.width, box, out, borders: [], ctx, lastFill: null, lastRule: null };
   const headerHeight = sumHeights(header, 0, header.length);
+  const p: Painter = { x, width: box.width, box, out, borders: [], ctx, headerHeight, lastFill: null, lastRule: null };
   let body = box.body;
   let footer = box.footer;
   // Footer rows that cannot share a page with the header go as the body's last rows.

@@ -8,7 +8,7 @@ import { RenderError } from '../errors.ts';
 import type { WarningSink } from '../warnings.ts';
 import type { Box, DrawItem, Frame, TextBox } from './nodes.ts';
 import { flowHeight, insets, outerHeight } from './box-metrics.ts';
-import type { FlowContext, Placement } from './flow-context.ts';
+import { nestedContext, type FlowContext, type Placement } from './flow-context.ts';
 import { placeTable } from './paginate-table.ts';
 import type { ItemTag } from '../tags/struct.ts';
 
@@ -211,7 +211,7 @@ function placeFramed(box: Box, x: number, y: number, avail: number, atTop: boole
     drawFrame(box.frame, x, y, box.width, avail, out, mark);
     return { used: avail, rest: r.rest ? ({ ...r.rest, frame: box.frame, height: r.rest.height + it + ib } as Box) : null };
   }
-  const r = placeContent(box, x + il, y + it, avail - it - ib, atTop, out, ctx);
+  const r = placeContent(box, x + il, y + it, avail - it - ib, atTop, out, nestedContext(ctx, it + ib));
   if (r.used === 0 && r.rest === box) return r;
   // Its height when done: as measured, or as drawn (drawnLast).
   const whole = drawnLast(box) ? r.used + it + ib : box.height;

@@ -2,7 +2,8 @@
  * Tables across pages, on hand-built boxes (paginate alone) and on laid-out documents: a band of
  * rows taller than the room left starts where it is when it could not fit on a page or moving it
  * would waste more than half a page; cells cut at the page bottom keep fill and borders on every
- * part; a footer never stands alone under a repeated header.
+ * part; a footer never stands alone under a repeated header; content nested in a cell or a frame
+ * is judged by the room a fresh page leaves it there.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -81,6 +82,33 @@ test('paginate: the footer is never alone under a repeated header', () => {
   assert.equal(pages.length, 2);
   // Page 2: header, the last body row, footer.
   assert.deepEqual([...new Set(cellRects(pages[1]).map((r) => r.y))], [0, 10, 20]);
+});
+
+test('paginate: a table in a padded cell judges its footer by the room the cell leaves, not the page', () => {
+  // Region 79; the outer cell has 12 pt of padding above and below: 55 pt for the inner table on a
+  // fresh page. Its 70-pt footer fits the page but not the cell, so it is cut like the body's rows.
+  const one = (c: Box, padding = NO_PAD): MCell => ({ col: 0, colSpan: 1, rowSpan: 1, x: 0, width: 100, content: c, fill: null, padding, verticalAlign: 'top', shift: 0 });
+  const inner = table([], [{ height: 20, cells: [one(content(2))] }, { height: 20, cells: [one(content(2))] }], [{ height: 70, cells: [one(content(7))] }]);
+  const outer = table([], [{ height: inner.height + 24, cells: [one(inner, { top: 12, right: 0, bottom: 12, left: 0 })] }]);
+  const pages = paginate([outer], 0, 0, 79, 20);
+  const bars = pages.map((items) => items.filter((i): i is Extract<DrawItem, { kind: 'line' }> => i.kind === 'line' && i.width === 10));
+  assert.equal(bars.flat().length, 11, 'every line of every inner row is drawn once');
+  for (const [k, page] of bars.entries()) {
+    assert.ok(page.length > 0, `page ${k + 1} holds lines (no empty page)`);
+    // A 10-pt line drawn at its centre line y: its bottom edge is y + 5, above the cell's bottom padding.
+    for (const l of page) assert.ok(l.y1 + 5 <= 79 - 12 + 1e-6, `page ${k + 1}: a line ends at ${l.y1 + 5}, past the cell's content bottom (67)`);
+  }
+});
+
+test('paginate: a keepTogether block that fits a page but not the room a frame leaves on it is cut where it is', () => {
+  // Region 100; the frame's padding takes 20 of it. A 90-pt block kept together cannot fit 80 on
+  // any page: moving it on would only leave a part of the page empty.
+  const frame = { background: [0.9, 0.9, 0.9] as const, border: null, padding: { top: 10, right: 0, bottom: 10, left: 0 }, radius: 0 };
+  const kept: Box = { ...content(9), keepTogether: true };
+  const box = { ...base, kind: 'stack', width: 100, height: 130, frame, children: [content(2), kept] } as unknown as Box;
+  const pages = paginate([box], 0, 0, 100, 10);
+  const lines = pages.map((items) => items.filter((i) => i.kind === 'line').length);
+  assert.deepEqual(lines, [8, 3], 'the block starts on page 1 under the two lines before it');
 });
 
 test('layout: a row taller than a page starts right under the text before it (no blank half page)', () => {
