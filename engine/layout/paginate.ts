@@ -30,8 +30,11 @@ export interface FlowResult {
 /**
  * Flow siblings from (x, y) into `avail` points of height.
  * `atTop`: nothing precedes them in this region, so at least something must be placed.
+ * `deferred` (given when the parent may go on past this region while these siblings are done, a
+ * column beside a longer one): absolute boxes placed from the parent's top whose top falls below
+ * this region are put there, unplaced, instead of being drawn here.
  */
-export function flow(boxes: readonly Box[], x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext): FlowResult {
+export function flow(boxes: readonly Box[], x: number, y: number, avail: number, atTop: boolean, out: DrawItem[], ctx: FlowContext, deferred?: Box[]): FlowResult {
   let cursor = 0;
   // Absolute boxes placed from the parent's top that do not fit in this region: they go with the
   // part of the parent their top falls in, known once the flow ends or is cut.
@@ -84,7 +87,12 @@ export function flow(boxes: readonly Box[], x: number, y: number, avail: number,
     cursor += drawnLast(b) ? b.marginTop + r.used + b.marginBottom : outerHeight(b);
     if (b.breakAfter && i + 1 < boxes.length) return cut(cursor, boxes.slice(i + 1), cursor);
   }
-  if (later !== null) for (const b of later) placeAbsolute(b, x, y, cursor, out, ctx);
+  if (later !== null) {
+    for (const b of later) {
+      if (deferred !== undefined && b.absolute!.y! >= avail - EPS) deferred.push(b);
+      else placeAbsolute(b, x, y, cursor, out, ctx);
+    }
+  }
   return { used: cursor, rest: null };
 }
 
@@ -389,22 +397,32 @@ function placeContent(box: Box, x: number, y: number, avail: number, atTop: bool
       let progressed = false;
       let stalled = false;
       const mark = out.length;
-      const cols = box.cols.map((col) => {
-        const r = flow(col.children, x + col.x, y, avail, atTop, out, ctx);
+      // A column done here keeps the absolute boxes placed below this page for the columns' next part.
+      const deferred: Box[][] = [];
+      const cols = box.cols.map((col, k) => {
+        const r = flow(col.children, x + col.x, y, avail, atTop, out, ctx, (deferred[k] = []));
         used = Math.max(used, r.used);
         if (r.rest) unfinished = true;
         if (!r.rest || !nothingFlowed(r.rest, col.children)) progressed = true;
         else if (col.children.length > 0) stalled = true;
         return { ...col, children: r.rest ?? [] };
       });
-      if (!unfinished) return { used: box.layout?.height != null ? contentHeight : used, rest: null };
+      if (!unfinished) {
+        box.cols.forEach((col, k) => {
+          for (const b of deferred[k]) placeAbsolute(b, x + col.x, y, 0, out, ctx);
+        });
+        return { used: box.layout?.height != null ? contentHeight : used, rest: null };
+      }
       if (!progressed || (stalled && box.startTogether)) {
         out.length = mark;
         return { used: 0, rest: box };
       }
       let h = 0;
       for (const c of cols) h = Math.max(h, flowHeight(c.children));
-      return { used, rest: { ...box, cols, height: h, frame: null } };
+      // What of the columns as measured this part took: the carried boxes keep their place from the bottom.
+      const consumed = contentHeight - h;
+      const rest = cols.map((c, k) => (deferred[k].length === 0 ? c : { ...c, children: deferred[k].map((b) => ({ ...b, absolute: { ...b.absolute!, y: b.absolute!.y! - consumed } }) as Box) }));
+      return { used, rest: { ...box, cols: rest, height: h, frame: null } };
     }
     case 'table':
       return placeTable(box, x, y, avail, atTop, out, ctx);

@@ -183,6 +183,32 @@ test('an absolute box placed from the bottom of a parent that is cut across page
   assert.deepEqual(runs.filter((s) => s === 'tiny' || s === 'DEFER').sort(), ['DEFER', 'tiny']);
 });
 
+test('an absolute box placed from the bottom of a short column goes with the last part of columns cut across pages', async () => {
+  const long = Array.from({ length: 30 }, (_, i) => ({ text: `row ${i + 1}` }));
+  for (const stamp of [{ bottom: 0 }, { top: 300 }]) {
+    const def = { page: { size: [200, 200], margin: 20 }, content: [{ columns: [
+      { content: [{ text: 'short' }, { text: 'STAMP', position: 'absolute', relativeTo: 'parent', left: 0, ...stamp }] },
+      { content: long },
+    ] }, { text: 'after' }] };
+    const r = await renderPdf(def, {}, { now: NOW });
+    assert.deepEqual(r.warnings, [], 'nothing had to be moved onto the page');
+    const doc = await readPdf(r.pdf);
+    const where = (str: string) => doc.pages.flatMap((p, i) => p.runs.filter((x) => x.str === str).map((x) => ({ page: i, y: x.y })));
+    const stamps = where('STAMP');
+    assert.equal(stamps.length, 1, JSON.stringify(stamp));
+    const [last] = where('row 30');
+    const [first] = where('row 1');
+    if ('bottom' in stamp) {
+      assert.equal(stamps[0].page, last.page, 'from the bottom: on the page of the columns\' last line');
+      assert.ok(near(stamps[0].y, last.y, 1), `stamp baseline ${stamps[0].y}, last line ${last.y}`);
+    } else {
+      // 300 pt from the columns' top: two pages of 160 pt down, 140 into the second.
+      assert.equal(stamps[0].page, first.page + 1, 'from the top: in the part its top falls in');
+      assert.ok(stamps[0].y > 20 && stamps[0].y < 200, `stamp baseline ${stamps[0].y}`);
+    }
+  }
+});
+
 async function absoluteInCutParent(children: unknown[], lines: { text: string }[]): Promise<void> {
   const def = { page: { size: [200, 200], margin: 20 }, content: [{ spacer: 100 }, { stack: children, border: { width: 1 }, padding: 4 }] };
   const r = await renderPdf(def, {}, { now: NOW });
