@@ -26,11 +26,12 @@ async function mayHoldUnstorableText(c: Context<AppEnv>): Promise<boolean> {
 export function newRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
     defaultHook: async (result, c) => {
-      const errors: FieldError[] = result.success ? [] : fieldErrors(result.error);
+      const { errors, total } = result.success ? { errors: [] as FieldError[], total: 0 } : fieldErrors(result.error);
       // Every string of every JSON body (its data as parsed when valid, as sent when not): a lone
       // surrogate would be stored as U+FFFD, a NUL cannot be stored by PostgreSQL.
-      if (result.target === 'json' && (await mayHoldUnstorableText(c))) errors.push(...unstorableTextErrors((result as { data?: unknown }).data));
-      if (errors.length > 0) throw validationError(errors);
+      const unstorable = result.target === 'json' && (await mayHoldUnstorableText(c)) ? unstorableTextErrors((result as { data?: unknown }).data) : [];
+      errors.push(...unstorable);
+      if (errors.length > 0) throw validationError(errors, total + unstorable.length);
     },
   });
 }
