@@ -30,6 +30,7 @@ export { canvasAvailable } from './raster/canvas.ts';
 
 export { RenderError, DEFAULT_LIMITS } from './errors.ts';
 export { PERMISSIONS, type Permission, type Protection } from './paint/paint.ts';
+export { passwordFault } from './paint/password.ts';
 export { checkImageBytes, type CheckedImage, type ImageBytes, type ImageLimits } from './layout/images.ts';
 export type { ImageSourceUse } from './template/image-sources.ts';
 export { cacheStats, clearCaches, configureCaches, DEFAULT_CACHE_MB, type CacheName, type CacheStat } from './caches.ts';

@@ -3,8 +3,18 @@ import { z } from '@hono/zod-openapi';
 import { jsonObject } from './common.ts';
 import { s3BucketName, s3KeyPrefix } from './integrations.ts';
 
-import { PDF_VARIANTS, PERMISSIONS, RENDER_WARNING_CODES, type PdfUaFault, type Permission, type Protection } from '../../engine/index.ts';
+import { passwordFault, PDF_VARIANTS, PERMISSIONS, RENDER_WARNING_CODES, type PdfUaFault, type Permission, type Protection } from '../../engine/index.ts';
 import { validationError } from '../errors.ts';
+
+/** A PDF password: 1-128 characters the encryption's preparation (SASLprep) accepts. */
+const pdfPassword = z
+  .string()
+  .min(1)
+  .max(128)
+  .superRefine((value, ctx) => {
+    const fault = passwordFault(value);
+    if (fault) ctx.addIssue({ code: 'custom', message: `the password ${fault}` });
+  });
 
 /** §2.1: every field rule, checked before anything else happens. */
 export const createPdfBody = z
@@ -29,11 +39,8 @@ export const createPdfBody = z
       .optional()
       .openapi({ description: "claim and meet PDF/UA-1 (accessible PDF): tagged, titled, every image and code with alt text; default: the template's pdfUa, else false; not with pdf_variant pdf/a-1b" }),
     version: z.string().min(1).max(50).optional().openapi({ description: 'a version number (as a string) or a tag; default: the draft' }),
-    password: z.string().min(1).max(128).optional().openapi({ description: 'encrypt the PDF (AES-256): readers ask for this password to open it; not with pdf_variant' }),
-    owner_password: z
-      .string()
-      .min(1)
-      .max(128)
+    password: pdfPassword.optional().openapi({ description: 'encrypt the PDF (AES-256): readers ask for this password to open it; not with pdf_variant. 1-128 characters that SASLprep (RFC 4013) accepts: no control characters, emoji, or right-to-left letters mixed with left-to-right ones' }),
+    owner_password: pdfPassword
       .optional()
       .openapi({ description: 'encrypt the PDF: this password lifts the restrictions of `permissions`; default: a random one nobody knows; not with pdf_variant' }),
     permissions: z

@@ -94,6 +94,29 @@ test('with pdf_variant each protection field is 400 VALIDATION_ERROR naming it, 
   assert.equal(await balance(s.server.services.db, teamId), 2);
 });
 
+test('a password the encryption cannot prepare (SASLprep) is 400 naming the field, before any credit; an accented or right-to-left one protects the PDF', async () => {
+  const { teamId, apiKey } = await s.team(3);
+  const id = await s.template(teamId, TEMPLATE);
+  // An emoji (unassigned in Unicode 3.2), a control character, mixed directions, one that maps to nothing.
+  for (const [field, value, reason] of [
+    ['password', '\u{1F600}', /unassigned in Unicode 3.2/],
+    ['password', 'a\u0007b', /control, private-use or non-character/],
+    ['owner_password', 'a\u05d0', /right-to-left and left-to-right/],
+    ['password', '\u00ad', /empty once prepared/],
+  ] as const) {
+    for (const path of ['/v1/pdf/create', '/v1/pdf/create-async']) {
+      const e = await expectValidationError(await s.api('POST', path, apiKey, { template_id: id, data: {}, [field]: value }), field);
+      assert.match(e.errors![0].message, reason, `${path} ${JSON.stringify(value)}: ${e.errors![0].message}`);
+    }
+  }
+  assert.equal(await balance(s.server.services.db, teamId), 3);
+  for (const password of ['p\u00e4ssw\u00f6rd', '\u05d0\u05d1\u05d2']) {
+    const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: id, data: { name: 'Ada' }, export_type: 'binary', password });
+    assert.equal(res.status, 200, password);
+    assert.match(decryptedText(save(Buffer.from(await res.arrayBuffer())), password), /Confidential: Ada/);
+  }
+});
+
 test('a queued job keeps its passwords sealed (never in clear in its row) and its PDF is protected', async () => {
   const { teamId, apiKey } = await s.team(2);
   const id = await s.template(teamId, TEMPLATE);
