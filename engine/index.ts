@@ -17,7 +17,8 @@ import { warmUpCodes } from './layout/codes.ts';
 import { DEFAULT_LANGUAGE, formatCurrency, formatDate, formatNumber } from './template/filters.ts';
 import { renderDocument, renderDocumentImage } from './pipeline.ts';
 import { imageSources as listImageSources, type ImageSourceUse } from './template/image-sources.ts';
-import type { ImageBytes } from './layout/images.ts';
+import { checkImageBytes as checkBytes, type CheckedImage, type ImageBytes, type ImageLimits } from './layout/images.ts';
+import { checkSvgDraws } from './paint/svg.ts';
 import type { Protection } from './paint/paint.ts';
 import { pageFrame } from './layout/document.ts';
 import { pixelSize, type ImageFormat } from './raster/raster.ts';
@@ -31,7 +32,16 @@ export { canvasAvailable } from './raster/canvas.ts';
 export { RenderError, DEFAULT_LIMITS } from './errors.ts';
 export { PERMISSIONS, type Permission, type Protection } from './paint/paint.ts';
 export { passwordFault } from './paint/password.ts';
-export { checkImageBytes, type CheckedImage, type ImageBytes, type ImageLimits } from './layout/images.ts';
+export type { CheckedImage, ImageBytes, ImageLimits } from './layout/images.ts';
+
+/**
+ * Check an image's bytes as a render decodes them, and an SVG's drawing as a PDF would draw it
+ * (layout/images.ts checkImageBytes; for an uploaded asset).
+ * @throws RenderError IMAGE_INVALID or LIMIT_EXCEEDED, without a path.
+ */
+export function checkImageBytes(bytes: Uint8Array, limits: ImageLimits): Promise<CheckedImage> {
+  return checkBytes(bytes, limits, checkSvgDraws);
+}
 export type { ImageSourceUse } from './template/image-sources.ts';
 export { cacheStats, clearCaches, configureCaches, DEFAULT_CACHE_MB, type CacheName, type CacheStat } from './caches.ts';
 export type { RenderWarning, RenderWarningCode } from './warnings.ts';

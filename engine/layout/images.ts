@@ -219,13 +219,15 @@ export interface CheckedImage {
  * and its whole pixel data (inflated and counted, not kept; on libuv's thread pool, so the
  * caller's thread is not held), a JPEG's segments up to its image data, an SVG's entities, size
  * and elements, and the size and pixel limits.
- * @throws RenderError IMAGE_INVALID (not a PNG, JPEG or SVG; truncated or corrupt) or
- *   LIMIT_EXCEEDED (bytes, pixels, SVG elements, path segments or size), without a path; the
- *   message says what is wrong.
+ * `drawSvg` (engine/index.ts passes the paint pass's): an SVG is drawn once, as a PDF would draw it.
+ * @throws RenderError IMAGE_INVALID (not a PNG, JPEG or SVG; truncated or corrupt; an SVG that
+ *   cannot be drawn) or LIMIT_EXCEEDED (bytes, pixels, SVG elements, path segments or size),
+ *   without a path; the message says what is wrong.
  */
-export async function checkImageBytes(bytes: Uint8Array, limits: ImageLimits): Promise<CheckedImage> {
+export async function checkImageBytes(bytes: Uint8Array, limits: ImageLimits, drawSvg?: (image: DecodedImage) => void): Promise<CheckedImage> {
   if (bytes.byteLength > limits.maxImageBytes) throw new RenderError('LIMIT_EXCEEDED', `image is larger than ${limits.maxImageBytes} bytes`);
   const { image, pixelData } = inspectBytes(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits, undefined);
+  if (image.type === 'svg') drawSvg?.(image);
   if (pixelData) {
     const problem = await inflatedProblem(pixelData.compressed, pixelData.maxBytes, new ScanlineCheck(pixelData.scanlines));
     if (problem) throw new RenderError('IMAGE_INVALID', problem);

@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type PDFDocument from 'pdfkit';
+import PDFDocument from 'pdfkit';
 import { RenderError } from '../errors.ts';
 import type { DecodedImage } from '../layout/nodes.ts';
 import { svgOperatorBudget } from '../layout/svg.ts';
@@ -50,7 +50,7 @@ const noImage = () => Buffer.alloc(0);
  * it: the layout already kept its aspect ratio where the template asked for that.
  * @param path the image's template path (`content[2].image`), named by the errors
  * @throws RenderError LIMIT_EXCEEDED when drawing it writes more operators than its budget
- *   (element count x 200, at least 200,000), RENDER_ERROR when svg-to-pdfkit fails.
+ *   (element count x 200, at least 200,000), IMAGE_INVALID when svg-to-pdfkit fails on it.
  */
 export function drawSvg(doc: Doc, image: DecodedImage, x: number, y: number, w: number, h: number, path?: string): void {
   const budget = svgOperatorBudget(image.elements ?? 0);
@@ -79,11 +79,27 @@ export function drawSvg(doc: Doc, image: DecodedImage, x: number, y: number, w: 
     });
   } catch (e) {
     if (e instanceof RenderError) throw e;
-    throw new RenderError('RENDER_ERROR', `an SVG image could not be drawn: ${(e as Error)?.message ?? e}`, path);
+    // What svg-to-pdfkit or pdfkit refuse comes from the drawing (a number of 1e21 or more, as
+    // written or as its transforms multiply out, is one a PDF cannot hold).
+    const why = (e as Error)?.message ?? String(e);
+    const hint = /unsupported number/.test(why) ? ' (a coordinate, size or transform of 1e21 or more, as written or multiplied out, which a PDF cannot hold)' : '';
+    throw new RenderError('IMAGE_INVALID', `the SVG image cannot be drawn into a PDF: ${why}${hint}`, path);
   } finally {
     d.addContent = addContent;
     // Links inside the SVG (<a>) are not kept: their targets were removed with every other reference.
     d.page.annotations.length = annotations;
     doc.restore();
   }
+}
+
+/**
+ * Draw an SVG image (decoded by layout/svg.ts) into a document that is never written, to learn
+ * before any render whether a PDF can hold it: an uploaded image is refused when a render could
+ * never draw it.
+ * @throws RenderError IMAGE_INVALID or LIMIT_EXCEEDED, as {@link drawSvg}.
+ */
+export function checkSvgDraws(image: DecodedImage): void {
+  const doc = new PDFDocument({ autoFirstPage: false, font: null } as unknown as PDFKit.PDFDocumentOptions);
+  doc.addPage({ size: [Math.max(1, image.width), Math.max(1, image.height)], margin: 0 });
+  drawSvg(doc, image, 0, 0, image.width, image.height);
 }

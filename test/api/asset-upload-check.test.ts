@@ -63,6 +63,9 @@ test('a PNG, JPEG or SVG that can never be drawn is refused naming file, with wh
   await refused(apiKey, '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" viewBox="0 0 1e308 10"><rect width="10" height="10"/></svg>', 'viewbox.svg', /SVG viewBox "0 0 1e308 10" has a number past 1,000,000,000/);
   await refused(apiKey, '<svg xmlns="http://www.w3.org/2000/svg"><rect width="10" height="10"/></svg>', 'nosize.svg', /no size/);
   await refused(apiKey, '<svg xmlns="http://www.w3.org/2000/svg" width="0.0001" height="10"><rect width="10" height="10"/></svg>', 'thin.svg', /below 0.001 pt/);
+  // Numbers a PDF cannot hold (1e21 and more), as written or as transforms multiply them out: every PDF render of them failed.
+  await refused(apiKey, '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><path d="M0 0 L 1e300 1e300"/></svg>', 'far.svg', /cannot be drawn into a PDF: unsupported number: 1e\+300/);
+  await refused(apiKey, '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><g transform="scale(1e14) scale(1e14)"><rect width="1" height="1"/></g></svg>', 'scaled.svg', /unsupported number: 1e\+28 \(a coordinate, size or transform of 1e21 or more/);
   // Nested deeper than the drawing's recursion can go (19,000 levels filled a render thread's heap, every render).
   await refused(apiKey, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">${'<g>'.repeat(19_000)}<rect width="5" height="5"/>${'</g>'.repeat(19_000)}</svg>`, 'deep.svg', /nested 19001 levels deep, more than 256/);
   assert.equal(await assetCount(apiKey), 0, 'no refused upload was stored');

@@ -72,6 +72,19 @@ test('sizes too small to draw are IMAGE_INVALID at the image, and a small legal 
   assert.ok(near(box.width, 15, 0.1) && near(box.height, 200, 0.5), `${box.width} x ${box.height}`);
 });
 
+test('an SVG number a PDF cannot hold (1e21 or more, written or multiplied out by transforms) is IMAGE_INVALID at the image', async () => {
+  for (const [inner, shown] of [
+    ['<path d="M0 0 L 1e300 1e300"/>', '1e+300'],
+    ['<rect width="5" height="5" stroke="red" style="stroke-width:1e300"/>', '1e+300'],
+    ['<g transform="scale(1e14) scale(1e14)"><rect width="1" height="1"/></g>', '1e+28'],
+  ] as const) {
+    const e = await renderError({ content: [{ text: 'x' }, { image: svgUri(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">${inner}</svg>`) }] });
+    assert.equal(e.code, 'IMAGE_INVALID', e.message);
+    assert.equal(e.path, 'content[1].image');
+    assert.ok(e.message.includes(`cannot be drawn into a PDF: unsupported number: ${shown}`), e.message);
+  }
+});
+
 test('nothing outside the SVG is read or kept: external and file references, embedded rasters and links are dropped', async () => {
   const png = `data:image/png;base64,${encodePng(2, 2, () => [255, 0, 0, 255]).toString('base64')}`;
   const hostile = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 100 100">
