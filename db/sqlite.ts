@@ -5,7 +5,7 @@
  * connection, each compiled statement kept by its SQL text; transactions pass through a
  * TransactionGate (db/transaction-gate.ts) so that no other caller's statement runs inside one.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -39,9 +39,17 @@ export interface SqliteDb extends Db {
   readonly client: Database.Database;
 }
 
-/** Open (creating if needed) the database file and bring its schema up to date. */
+/**
+ * Open (creating if needed) the database file and bring its schema up to date. A file it creates
+ * is readable by this user alone (0600; SQLite gives its WAL and shared-memory files the same
+ * mode), in a folder it creates with 0700.
+ */
 export function openSqlite(file: string): SqliteDb {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // An empty file is a new database to SQLite; creating it here sets its mode.
+    closeSync(openSync(file, 'a', 0o600));
+  }
   // better-sqlite3 takes an addon object as nativeBinding too; its typings only say string.
   const client = new Database(file, nativeAddon ? ({ nativeBinding: nativeAddon } as unknown as Database.Options) : undefined);
   client.pragma('journal_mode = WAL');

@@ -432,7 +432,7 @@ function isDnsServer(text: string): boolean {
 function generatedSecret(dataDir: string): string {
   const file = join(dataDir, 'secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secret = randomBytes(32).toString('hex');
   writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   return secret;

@@ -13,16 +13,16 @@ export class LocalStore implements BlobStore {
   readonly kind = 'local' as const;
   readonly location: string;
 
-  /** @param dir the folder (created when missing). */
+  /** @param dir the folder (created when missing, readable by this user alone: 0700; files 0600). */
   constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.location = dir;
   }
 
   async put(name: string, body: Buffer, _meta: PutMeta): Promise<void> {
     const path = this.pathOf(name);
     try {
-      writeFileSync(`${path}.tmp`, body);
+      writeFileSync(`${path}.tmp`, body, { mode: 0o600 });
       renameSync(`${path}.tmp`, path);
     } catch (e) {
       rmSync(`${path}.tmp`, { force: true });

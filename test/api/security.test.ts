@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../db/open.ts';
@@ -270,6 +270,42 @@ describe('API keys at rest', () => {
       const bytes = readFileSync(f);
       assert.ok(!bytes.includes(t.apiKey), `${f} contains the API key`);
       assert.ok(!bytes.includes(team.apiKey), `${f} contains the API key`);
+    }
+  });
+});
+
+describe('files at rest', () => {
+  test('the data dir it creates, the database, its WAL, generated files and assets are readable by the service\'s user alone', async () => {
+    // A data dir the server creates itself (a mkdtemp folder is 0700 already), under umask 022.
+    const parent = mkdtempSync(join(tmpdir(), 'platen-modes-'));
+    const dataDir = join(parent, 'data');
+    const previous = process.umask(0o022);
+    // Against PostgreSQL the test helper writes its database's name into the data dir first.
+    const pg = process.env.PLATEN_TEST_DATABASE_URL !== undefined;
+    if (pg) mkdirSync(dataDir, { mode: 0o700 });
+    const own = await startTestServer({}, { dataDir });
+    try {
+      const t = await own.team(3);
+      const tpl = await own.template(t.teamId, { content: [{ text: 'x' }] });
+      const res = await own.api('POST', '/v1/pdf/create', t.apiKey, { template_id: tpl, data: {} });
+      assert.equal(res.status, 200);
+      await res.arrayBuffer();
+      const form = new FormData();
+      form.append('file', new Blob(['<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>']), 'a.svg');
+      assert.equal((await own.fetch('/v1/assets', { method: 'POST', headers: { 'x-api-key': t.apiKey }, body: form })).status, 201);
+      const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => [join(dir, n), ...(statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [])]);
+      const entries = [dataDir, ...walk(dataDir)];
+      if (own.server.services.db.dialect === 'sqlite') assert.ok(entries.some((f) => f.endsWith('platen.db-wal')), entries.join(' '));
+      assert.ok(entries.some((f) => f.endsWith('.pdf')) && entries.some((f) => f.endsWith('.svg')), entries.join(' '));
+      for (const f of entries) {
+        if (pg && f.endsWith('test-database-url')) continue;
+        const mode = statSync(f).mode & 0o777;
+        assert.equal(mode & 0o077, 0, `${f.slice(parent.length)} is ${mode.toString(8)}: others may read it`);
+      }
+    } finally {
+      process.umask(previous);
+      await own.close();
+      rmSync(parent, { recursive: true, force: true });
     }
   });
 });
