@@ -28,7 +28,8 @@ export function cdnRoutes(s: Pick<Services, 'files' | 'log'>): Hono<AppEnv> {
     const headers: Record<string, string> = {
       'Content-Type': contentTypeOf(filename),
       'Content-Disposition': `inline; filename="${filename.replace(/"/g, '')}"`,
-      'Cache-Control': 'private, max-age=300',
+      // A browser may keep it for 5 minutes, never past the link's expiry.
+      'Cache-Control': `private, max-age=${Math.max(0, Math.min(300, Number(c.req.query('expires')) - Math.floor(Date.now() / 1000)))}`,
     };
     if (file.size >= 0) headers['Content-Length'] = String(file.size);
     return c.body(Readable.toWeb(file.body) as ReadableStream, 200, headers);

@@ -370,6 +370,11 @@ describe('§2.3 URL and binary export', () => {
     assert.ok(await files.resolve(p.id, p.filename, p.expires, p.signature), 'valid now');
     assert.equal(await files.resolve(p.id, p.filename, p.expires, p.signature, new Date(Date.now() + 61_000)), null, 'expired 61 s later');
     assert.equal(await files.resolve(p.id, p.filename, p.expires, p.signature, new Date(Number(p.expires) * 1000)), null, 'expired at the instant it names');
+    // A browser may not keep it past the expiry (5 minutes for a longer link).
+    const served = await fetch(body.url);
+    await served.arrayBuffer();
+    const maxAge = Number(/max-age=(\d+)/.exec(served.headers.get('cache-control') ?? '')?.[1]);
+    assert.ok(maxAge <= 60 && maxAge >= 55, `Cache-Control: ${served.headers.get('cache-control')}`);
 
     const past = files.signedUrl(p.id, p.filename, Math.floor(Date.now() / 1000) - 1);
     const res = await fetch(past);
