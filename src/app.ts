@@ -13,6 +13,7 @@ import { authFailureLimit, authFailureLimiterFor } from './middleware/auth-failu
 import { limitCounter, logLimitFailures } from './middleware/limit-store.ts';
 import { clientAddressResolver } from './middleware/client-address.ts';
 import { bodyDecoding } from './middleware/body-encoding.ts';
+import { bodyText } from './middleware/body-text.ts';
 import { bodyLimit, streamedBodyLimit } from './middleware/body-limit.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { TeamInFlight } from './middleware/team-in-flight.ts';
@@ -99,10 +100,12 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   const inFlight = teamInFlight.middleware();
   const weigh = teamInFlight.weigh();
   // Then a chunked body is read within the limit, and a gzip or deflate body inflated (within the
-  // same limits), for a caller let through; then weighed (what it holds parsed, in the team's budget).
+  // same limits), for a caller let through; then checked to be UTF-8 (a JSON body); then weighed
+  // (what it holds parsed, in the team's budget).
   const streamed = streamedBodyLimit(bodyLimits);
   const decoding = bodyDecoding(bodyLimits);
-  const bodyIn: MiddlewareHandler<AppEnv> = (c, next) => inFlight(c, async () => void (await streamed(c, async () => void (await decoding(c, async () => void (await weigh(c, next)))))));
+  const utf8 = bodyText();
+  const bodyIn: MiddlewareHandler<AppEnv> = (c, next) => inFlight(c, async () => void (await streamed(c, async () => void (await decoding(c, async () => void (await utf8(c, async () => void (await weigh(c, next)))))))));
   app.route('/v1/templates', previewRoutes(s, authFailures, bodyIn));
   v1.use('*', authFailures, apiKeyAuth({ db: s.db }), rateLimit({ limit: s.config.rateLimit, counter: limitCounter(s.db, 60_000, limitFailed), name: 'api' }), bodyIn);
   v1.route('/pdf', pdfRoutes(s));

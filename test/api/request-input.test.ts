@@ -6,7 +6,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { isUtf8 } from 'node:buffer';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import fc from 'fast-check';
+import { firstInvalidUtf8 } from '../../src/middleware/body-text.ts';
 import { expectError, expectValidationError, rawRows } from '../helpers/api.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -80,6 +83,45 @@ describe('lone UTF-16 surrogates', () => {
     const res = await s.api('POST', '/v1/templates', team.apiKey, '{"name": "smile \\ud83d\\ude00 😀", "type": "image", "definition": {}}');
     assert.equal(res.status, 201, await res.clone().text());
     assert.equal(((await res.json()) as { name: string }).name, 'smile 😀 😀');
+  });
+});
+
+describe('bytes that are not UTF-8', () => {
+  test('a JSON body with bytes that are not UTF-8 (a lone 0xff, CESU-8 surrogates, an overlong form) is 400 naming the byte; nothing stored', async () => {
+    for (const [bad, at] of [
+      [Buffer.from([0xff]), 0],
+      [Buffer.from([0xed, 0xa0, 0x80]), 0],
+      [Buffer.from([0xc0, 0xaf]), 0],
+      [Buffer.from([0xe2, 0x82]), 0],
+    ] as const) {
+      const head = Buffer.from('{"name": "bad ');
+      const body = Buffer.concat([head, bad, Buffer.from(' byte", "type": "image", "definition": {}}')]);
+      const res = await s.fetch('/v1/templates', { method: 'POST', headers: { 'x-api-key': team.apiKey, 'content-type': 'application/json' }, body });
+      const e = await expectError(res, 400, 'BAD_REQUEST');
+      assert.match(e.detail, new RegExp(`not valid UTF-8: byte ${head.length + at} \\(`), e.detail);
+      // The same body gzipped: checked once inflated.
+      const zipped = await s.fetch('/v1/templates', { method: 'POST', headers: { 'x-api-key': team.apiKey, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(body) });
+      await expectError(zipped, 400, 'BAD_REQUEST');
+    }
+    const list = (await (await s.api('GET', '/v1/templates', team.apiKey)).json()) as { templates: { name: string }[] };
+    assert.ok(!list.templates.some((t) => t.name.startsWith('bad ')), JSON.stringify(list.templates.map((t) => t.name)));
+    // U+FFFD itself, and four-byte characters, are text.
+    const ok = await s.fetch('/v1/templates', { method: 'POST', headers: { 'x-api-key': team.apiKey, 'content-type': 'application/json' }, body: Buffer.from('{"name": "fine \uFFFD \u{1F600}", "type": "image", "definition": {}}') });
+    assert.equal(ok.status, 201);
+  });
+
+  test('firstInvalidUtf8 agrees with Node on every byte string, and points at a byte where decoding breaks', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 12 }), fc.array(fc.string({ unit: 'grapheme' }), { maxLength: 3 }), (noise, texts) => {
+        const bytes = Buffer.concat([Buffer.from(texts[0] ?? ''), noise, Buffer.from(texts.slice(1).join(''))]);
+        const at = firstInvalidUtf8(bytes);
+        assert.equal(at === -1, isUtf8(bytes));
+        if (at >= 0) {
+          assert.ok(isUtf8(bytes.subarray(0, at)), 'everything before it is UTF-8');
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
