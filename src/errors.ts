@@ -193,13 +193,34 @@ export function unstorableTextErrors(body: unknown, max = 100): FieldError[] {
   return errors.slice(0, max);
 }
 
+/** What Hono's JSON validator says of a body JSON.parse refuses. */
+const HONO_MALFORMED_JSON = 'Malformed JSON in request body';
+
+/**
+ * Where and how a JSON body is malformed, as JSON.parse says it ("Unexpected token } in JSON at
+ * position 42"), from the body as read (the body middlewares keep it); an empty body said so.
+ */
+async function malformedJsonDetail(c: Context): Promise<string> {
+  const cached = c.req.bodyCache.arrayBuffer as Promise<ArrayBuffer> | ArrayBuffer | undefined;
+  if (cached === undefined) return 'the request body is not valid JSON';
+  const text = Buffer.from(await cached).toString('utf8');
+  if (text.trim() === '') return 'the request body is empty: send a JSON object';
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    return `the request body is not valid JSON: ${(e as Error).message}`;
+  }
+  return 'the request body is not valid JSON';
+}
+
 /** Hono's onError: ApiError as JSON; anything unexpected as 500 INTERNAL_ERROR (logged, not leaked). */
 export function errorHandler(log: (err: unknown) => void) {
-  return (err: Error, c: Context) => {
+  return async (err: Error, c: Context) => {
     if (err instanceof ApiError) return c.json({ code: err.code, detail: err.detail, ...err.extra }, err.status);
     if (err instanceof HTTPException) {
       if (err.status === 413) return c.json({ code: 'PAYLOAD_TOO_LARGE', detail: 'the request body is larger than the limit' }, 413);
       if (err.status === 415) return c.json({ code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'the request body must be JSON: send the header content-type: application/json' }, 415);
+      if (err.message === HONO_MALFORMED_JSON) return c.json({ code: 'BAD_REQUEST', detail: await malformedJsonDetail(c) }, 400);
       return c.json({ code: 'BAD_REQUEST', detail: err.message || 'bad request' }, 400);
     }
     log(err);

@@ -142,6 +142,12 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 export function templateRoutes(s: Services): OpenAPIHono<AppEnv> {
   const app = newRouter();
   const templateLimits = { maxNodes: s.config.maxTemplateNodes, maxTeamStorageBytes: s.config.maxTeamStorageBytes, pool: s.pool };
+  // A version's body is optional, and many clients send a JSON content type with an empty body.
+  app.post('/:id/versions', async (c, next) => {
+    // Hono's json() parses the cached text.
+    if ((await c.req.arrayBuffer()).byteLength === 0) c.req.bodyCache.text = Promise.resolve('{}') as never;
+    return next();
+  });
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
     return c.body(full(await createTemplate(s.db, c.get('teamId'), body, templateLimits)), 201, JSON_TYPE) as never;

@@ -370,17 +370,27 @@ describe('versions', () => {
     assert.equal(res.status, 201);
     assert.equal(((await res.json()) as { version: number }).version, 3);
 
+    // An empty body sent with a JSON content type, as many clients do: the same.
+    res = await s.fetch(`/v1/templates/${t.id}/versions`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' } });
+    assert.equal(res.status, 201, await res.clone().text());
+    assert.equal(((await res.json()) as { version: number }).version, 4);
+    // A body that is not JSON says where JSON.parse stopped.
+    const bad = await s.fetch(`/v1/templates/${t.id}/versions`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: '{"tag": "x",}' });
+    const badBody = await expectError(bad, 400, 'BAD_REQUEST');
+    assert.match(badBody.detail, /^the request body is not valid JSON: .*position 12/);
+
     res = await s.api('GET', `/v1/templates/${t.id}/versions`, apiKey);
     const list = (await res.json()) as { versions: { version: number; tag: string | null }[] };
     assert.deepEqual(
       list.versions.map((v) => [v.version, v.tag]),
       [
+        [4, null],
         [3, null],
         [2, 'release-2'],
         [1, null],
       ],
     );
-    assert.deepEqual(list.versions[2], v1);
+    assert.deepEqual(list.versions[3], v1);
   });
 
   test('a tag is unique within its template (409 TAG_EXISTS) but not across templates', async () => {
