@@ -30,10 +30,11 @@ export const API_ERROR_CODES = {
   IMAGE_FETCH_FAILED: 422,
   IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMIT_EXCEEDED: 429,
+  CLIENT_CLOSED_REQUEST: 499,
   INTERNAL_ERROR: 500,
   S3_UPLOAD_FAILED: 502,
   STORAGE_UNAVAILABLE: 503,
-} as const satisfies Record<string, ContentfulStatusCode>;
+} as const satisfies Record<string, number>;
 
 /** A code of {@link API_ERROR_CODES}. */
 export type ApiErrorCode = keyof typeof API_ERROR_CODES;

@@ -43,7 +43,7 @@ export function imageRoutes(s: Services): OpenAPIHono<AppEnv> {
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
     refuseIdempotencyKey(c.req.header('idempotency-key'));
-    const result = await generateImage({ ...s, maxPixels: s.config.maxImageOutputPixels }, c.get('teamId'), body);
+    const result = await generateImage({ ...s, maxPixels: s.config.maxImageOutputPixels }, c.get('teamId'), body, c.req.raw.signal);
     c.set('renderMs', result.renderMs);
     const shape = { width: result.width, height: result.height, page: result.page, pages: result.pages };
     if (result.kind === 'binary') {

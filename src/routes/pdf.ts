@@ -32,7 +32,7 @@ export function pdfRoutes(s: Services): OpenAPIHono<AppEnv> {
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
     refuseIdempotencyKey(c.req.header('idempotency-key'));
-    const result = await generateSync(s, c.get('teamId'), body);
+    const result = await generateSync(s, c.get('teamId'), body, c.req.raw.signal);
     c.set('renderMs', result.renderMs);
     if (result.kind === 'binary') {
       return c.body(new Uint8Array(result.pdf.buffer as ArrayBuffer, result.pdf.byteOffset, result.pdf.byteLength), 200, {

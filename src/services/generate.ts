@@ -7,6 +7,7 @@
 import type { Db } from '../../db/database.ts';
 import type { Logger } from '../logger.ts';
 import type { RenderWarning } from '../../engine/index.ts';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ApiError, validationError } from '../errors.ts';
 import { checkStoredData } from './definition-check.ts';
 import { RenderFailure, type RenderPool } from '../render/pool.ts';
@@ -72,6 +73,7 @@ export async function renderOrRefund<T>(db: Db, teamId: string, pendingId: numbe
     result = await work();
   } catch (e) {
     await refundSyncGeneration(db, teamId, pendingId);
+    if (e instanceof ClientGone) throw new ApiError(499 as ContentfulStatusCode, 'CLIENT_CLOSED_REQUEST', 'the client closed the connection before the document was delivered; the credit was refunded');
     if (e instanceof S3Failure && s3) throw s3UploadFailed(e, s3.bucket, s3.key);
     if (e instanceof StorageFailure) throw new ApiError(503, 'STORAGE_UNAVAILABLE', `${e.message.replace(/[.\s]+$/, '')}; the credit was refunded`);
     if (e instanceof RenderFailure) {
@@ -84,8 +86,25 @@ export async function renderOrRefund<T>(db: Db, teamId: string, pendingId: numbe
   return result;
 }
 
-/** POST /v1/pdf/create. @throws ApiError per §7.1. */
-export async function generateSync(deps: GenerateDeps, teamId: string, req: CreatePdfBody): Promise<SyncResult> {
+/** The client that asked for a synchronous document closed its connection while it was made. */
+export class ClientGone extends Error {}
+
+/**
+ * Go on delivering only to a client still there: once its connection is closed (`gone` aborted)
+ * nobody will ever see the document, so nothing is stored or uploaded and its credit is given back
+ * (renderOrRefund).
+ * @throws ClientGone
+ */
+export function stillWanted(gone: AbortSignal | undefined): void {
+  if (gone?.aborted) throw new ClientGone('the client closed the connection');
+}
+
+/**
+ * POST /v1/pdf/create. `gone`: aborted when the client closes its connection (the request's
+ * signal): a document finished after that is not delivered, stored or charged.
+ * @throws ApiError per §7.1; 499 CLIENT_CLOSED_REQUEST (which nobody reads) when the client left.
+ */
+export async function generateSync(deps: GenerateDeps, teamId: string, req: CreatePdfBody, gone?: AbortSignal): Promise<SyncResult> {
   const protection = protectionOf(req);
   const { definition, integration } = await checkRequest(deps.db, deps.pool, teamId, req);
   // URL and asset images are fetched before the debit: a source that cannot be had costs nothing.
@@ -101,6 +120,7 @@ export async function generateSync(deps: GenerateDeps, teamId: string, req: Crea
     async (): Promise<SyncResult> => {
       const { pdf, warnings, ms: renderMs } = await deps.pool.render(definition, req.data, { team: teamId, pdfVariant: req.pdf_variant, images, protection });
       if (warnings.length > 0) deps.log.warn({ template: req.template_id, warnings: warnings.length }, 'rendered with warnings');
+      stillWanted(gone);
       if (req.export_type === 'binary') return { kind: 'binary', pdf, creditsRemaining: balance, renderMs, warnings };
       if (integration && loc) {
         await deps.s3.upload(integration, loc, pdf);

@@ -12,7 +12,7 @@ import { ApiError, validationError } from '../errors.ts';
 import type { ImageTask, RenderPool } from '../render/pool.ts';
 import { IMAGE_EXTENSIONS, type CreateImageBody } from '../schemas/image.ts';
 import { debitSyncGeneration } from './credits.ts';
-import { renderOrRefund, wantsS3 } from './generate.ts';
+import { renderOrRefund, stillWanted, wantsS3 } from './generate.ts';
 import { checkStoredData } from './definition-check.ts';
 import type { FileStore } from './files.ts';
 import { requireS3Integration, type S3IntegrationRow } from './integrations.ts';
@@ -91,8 +91,8 @@ export async function checkImageRequest(
   return { definition, integration: wantsS3(req) ? await requireS3Integration(deps.db, teamId) : null };
 }
 
-/** POST /v1/image/create. @throws ApiError as POST /v1/pdf/create, and 400 VALIDATION_ERROR for `scale` (too many pixels) or `page` (past the last page). */
-export async function generateImage(deps: ImageDeps, teamId: string, req: CreateImageBody): Promise<ImageResult> {
+/** POST /v1/image/create (`gone`: as generateSync's). @throws ApiError as POST /v1/pdf/create, and 400 VALIDATION_ERROR for `scale` (too many pixels) or `page` (past the last page). */
+export async function generateImage(deps: ImageDeps, teamId: string, req: CreateImageBody, gone?: AbortSignal): Promise<ImageResult> {
   const { definition, integration } = await checkImageRequest(deps, teamId, req, deps.maxPixels);
   const filename = `${req.filename}.${IMAGE_EXTENSIONS[req.format]}`;
   const contentType = imageContentType(req.format);
@@ -110,6 +110,7 @@ export async function generateImage(deps: ImageDeps, teamId: string, req: Create
         const out = await deps.pool.render(definition, req.data, { team: teamId, image, images });
         const common = { renderMs: out.ms, warnings: out.warnings, width: out.image?.width ?? 0, height: out.image?.height ?? 0, page: req.page, pages: out.pages };
         if (out.warnings.length > 0) deps.log.warn({ template: req.template_id, warnings: out.warnings.length }, 'rendered with warnings');
+        stillWanted(gone);
         if (req.export_type === 'binary') return { kind: 'binary', image: out.pdf, contentType, creditsRemaining: balance, ...common };
         if (integration && loc) {
           await deps.s3.upload(integration, loc, out.pdf, contentType);

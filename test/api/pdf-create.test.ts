@@ -306,6 +306,29 @@ describe('§7.1 every status', () => {
     );
   });
 
+  test('a client that closes its connection during the render is not charged, and nothing is stored for it', async () => {
+    const t = await s.team(4);
+    // A table of 1,500 rows: a render that takes a while.
+    const own = await s.template(t.teamId, { content: [{ table: { columns: ['*', 60], rows: [{ each: 'rows', as: 'r', row: ['{{r.name}}', '{{r.qty}}'] }] } }] });
+    const rows = Array.from({ length: 1500 }, (_, i) => ({ name: `Item ${i} with words enough to shape`, qty: i }));
+    const filesBefore = (await ledger(s.server.services.db, t.teamId)).length;
+    for (const exportType of ['binary', 'url']) {
+      const controller = new AbortController();
+      const sent = fetch(`${s.url}/v1/pdf/create`, { method: 'POST', headers: { 'x-api-key': t.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ template_id: own, data: { rows }, export_type: exportType }), signal: controller.signal });
+      // Gone once the credit is taken (the render under way).
+      for (let i = 0; i < 400 && (await balance(s.server.services.db, t.teamId)) === 4; i++) await new Promise((r) => setTimeout(r, 5));
+      controller.abort();
+      await assert.rejects(sent);
+      let now = -1;
+      for (let i = 0; i < 600 && (now = await balance(s.server.services.db, t.teamId)) !== 4; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(now, 4, `${exportType}: the credit was given back`);
+    }
+    const reasons = (await ledger(s.server.services.db, t.teamId)).slice(filesBefore).map((r) => r.reason);
+    assert.deepEqual(reasons, ['generation', 'refund', 'generation', 'refund']);
+    const stored = await s.server.services.db.orm.select().from(s.server.services.db.t.generatedFiles).where(eq(s.server.services.db.t.generatedFiles.teamId, t.teamId));
+    assert.equal(stored.length, 0, 'no file was stored for the client that left');
+  });
+
   test('unknown route: 404 NOT_FOUND as {code, detail}', async () => {
     await expectError(await s.api('GET', '/v1/pdf/nothing-here', team.apiKey), 404, 'NOT_FOUND');
     await expectError(await s.fetch('/nothing-here'), 404, 'NOT_FOUND');
