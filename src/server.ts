@@ -30,6 +30,7 @@ import { ImageFetcher } from './services/image-fetch.ts';
 import { hostLookup } from './services/host-lookup.ts';
 import { ImageResolver } from './services/image-sources.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
+import { answerClientErrors } from './client-errors.ts';
 import { limitConnections } from './connection-limit.ts';
 import { trustedPeer } from './middleware/client-address.ts';
 
@@ -115,6 +116,7 @@ export async function startServer(config: Config, log: Logger = createLogger()):
       connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.ceil(config.requestTimeoutMs / 10))),
     };
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions }, () => resolve(s));
+    answerClientErrors(s as Server, config.requestTimeoutMs);
     // Clients that open connections and never finish a request cannot use up the file descriptors.
     limitConnections(s as Server, { max: config.maxConnections, perAddress: config.maxConnectionsPerAddress, exempt: trustedPeer(config.trustedProxies), log });
   });

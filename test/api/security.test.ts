@@ -217,10 +217,20 @@ describe('requests that never finish arriving', () => {
         });
       const body = await stall(`POST /v1/pdf/create HTTP/1.1\r\nHost: x\r\nx-api-key: ${t.apiKey}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"template_id": `);
       assert.match(body.answer, /^HTTP\/1\.1 408/, body.answer.slice(0, 80));
+      // In the API's error model, as every answer.
+      const json = JSON.parse(body.answer.slice(body.answer.indexOf('\r\n\r\n') + 4)) as { code: string; detail: string };
+      assert.equal(json.code, 'REQUEST_TIMEOUT');
+      assert.match(json.detail, /within 1500 ms \(PLATEN_REQUEST_TIMEOUT_MS\)/);
       assert.ok(body.ms >= 1400 && body.ms < 6000, `closed after ${Math.round(body.ms)} ms`);
       const headers = await stall('POST /v1/pdf/create HTTP/1.1\r\nHost: x\r\nx-api-');
       assert.ok(headers.ms < 6000, `closed after ${Math.round(headers.ms)} ms`);
       assert.equal(await balance(quick.server.services.db, t.teamId), 2, 'nothing charged');
+      // Headers past Node's 16 KiB, and bytes that are not HTTP: JSON answers too.
+      const big = await fetch(`${quick.url}/v1/account`, { headers: { 'x-api-key': 'k'.repeat(20_000) } });
+      assert.equal(big.status, 431);
+      assert.equal(((await big.json()) as { code: string }).code, 'HEADERS_TOO_LARGE');
+      const garbage = await stall('HELLO\r\n\r\n');
+      assert.match(garbage.answer, /^HTTP\/1\.1 400 Bad Request\r\n[^]*"code":"BAD_REQUEST"/, garbage.answer);
       // A request that arrives in time is served as usual.
       assert.equal((await quick.api('GET', '/v1/account', t.apiKey)).status, 200);
     } finally {
