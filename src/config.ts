@@ -96,6 +96,11 @@ export interface Config {
   queuePollMs: number;
   /** At SIGTERM / SIGINT: how long running jobs may take to finish before they are handed back to the queue, ms. */
   shutdownTimeoutMs: number;
+  /**
+   * At SIGTERM / SIGINT: how long the listener stays open while /readyz answers 503 draining (so a
+   * load balancer's health checks see it and stop sending), ms; requests that come meanwhile are served.
+   */
+  shutdownDrainMs: number;
   /** Requests per minute per API key. */
   rateLimit: number;
   /** Template previews (POST /v1/templates/preview) per minute per API key, counted apart from rateLimit. */
@@ -196,6 +201,7 @@ const envSchema = z.object({
   PLATEN_JOB_LEASE_MS: int(1000, 23 * 3_600_000).optional(),
   PLATEN_QUEUE_POLL_MS: int(50, 60_000).default(250),
   PLATEN_SHUTDOWN_TIMEOUT_MS: int(0, 24 * 3_600_000).default(30_000),
+  PLATEN_SHUTDOWN_DRAIN_MS: int(0, 600_000).default(0),
   PLATEN_RATE_LIMIT: int(1, 1_000_000).default(600),
   PLATEN_PREVIEW_RATE_LIMIT: int(1, 1_000_000).default(300),
   PLATEN_AUTH_FAIL_LIMIT: int(1, 1_000_000).default(20),
@@ -351,6 +357,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobLeaseMs,
     queuePollMs: e.PLATEN_QUEUE_POLL_MS,
     shutdownTimeoutMs: e.PLATEN_SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: e.PLATEN_SHUTDOWN_DRAIN_MS,
     rateLimit: e.PLATEN_RATE_LIMIT,
     previewRateLimit: e.PLATEN_PREVIEW_RATE_LIMIT,
     authFailLimit: e.PLATEN_AUTH_FAIL_LIMIT,

@@ -150,6 +150,8 @@ export async function startServer(config: Config, log: Logger = createLogger()):
   const close = async (timeoutMs: number) => {
     lifecycle.draining = true;
     clearInterval(sweeper);
+    // /readyz answers 503 draining while the listener stays open, for a load balancer to notice.
+    if (config.shutdownDrainMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(config.shutdownDrainMs, timeoutMs)));
     // No new connections; requests under way finish (idle keep-alive connections are closed).
     const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
     deliverer.stop();

@@ -95,3 +95,20 @@ test('the job queue is a dependency of its own in cluster mode (pg-boss), not on
     await t.close();
   }
 });
+
+test('with PLATEN_SHUTDOWN_DRAIN_MS a stopping process keeps its listener open that long, answering /readyz 503 draining on new connections', async () => {
+  const t = await startTestServer({ PLATEN_SHUTDOWN_DRAIN_MS: '1500' });
+  const started = performance.now();
+  const closed = t.close();
+  try {
+    await new Promise((r) => setTimeout(r, 200));
+    // A new connection (no keep-alive reuse) while it drains.
+    const ready = await fetch(`${t.url}/readyz`, { headers: { connection: 'close' } });
+    assert.equal(ready.status, 503);
+    assert.deepEqual(await ready.json(), { status: 'draining', checks: {} });
+  } finally {
+    await closed;
+  }
+  assert.ok(performance.now() - started >= 1400, `closed after ${Math.round(performance.now() - started)} ms`);
+  await assert.rejects(fetch(`${t.url}/readyz`), 'the listener is closed after the drain');
+});
