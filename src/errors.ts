@@ -84,19 +84,17 @@ export interface FieldError {
 }
 
 /**
- * Most field faults an error answer lists: a body of a million unknown keys would otherwise be
- * answered with a list seven times its size, built on the HTTP thread.
+ * Most request-field faults an error answer lists (fieldErrors): a body of a million unknown keys
+ * would otherwise be answered with a list seven times its size, built on the HTTP thread. A
+ * template definition's faults are all listed: an author fixes them at once.
  */
 export const MAX_LISTED_FAULTS = 100;
 
-/**
- * 400 VALIDATION_ERROR with the field faults: the first {@link MAX_LISTED_FAULTS} listed, `total`
- * (default: as many as given) counted in `detail`.
- */
+/** 400 VALIDATION_ERROR with the field faults `errors`, of `total` (default: as many as given) counted in `detail`. */
 export function validationError(errors: FieldError[], total = errors.length): ApiError {
   const first = errors[0];
   const detail = first ? `${first.path || 'body'}: ${first.message}${total > 1 ? ` (and ${total - 1} more)` : ''}` : 'invalid request';
-  return new ApiError(400, 'VALIDATION_ERROR', detail, { errors: errors.length > MAX_LISTED_FAULTS ? errors.slice(0, MAX_LISTED_FAULTS) : errors });
+  return new ApiError(400, 'VALIDATION_ERROR', detail, { errors });
 }
 
 /** A field path as errors name it: `expiration`, `data.items[0].name` (an empty key: `[""]`). */
