@@ -116,7 +116,7 @@ const fields = createRoute({
   method: 'get',
   path: '/{id}/fields',
   summary: 'The data fields the draft reads',
-  description: 'Names are data paths such as `customer.name` or `items[].qty`; an image template has none.',
+  description: 'Names are data paths such as `customer.name` or `items[].qty`.',
   security: [{ apiKey: [] }],
   request: { params: templateIdParam },
   responses: {

@@ -74,7 +74,7 @@ export const definitionSchema = z
   .openapi({
     type: 'object',
     additionalProperties: true,
-    description: 'the template definition: the DSL of docs/templates.md for "pdf" templates, any JSON object for "image" templates',
+    description: 'the template definition in the template language (docs/templates.md), for either type',
     example: { content: [{ text: 'Hello {{customer.name}}' }] },
   });
 

@@ -49,18 +49,18 @@ export function checkDefinitionSize(definition: unknown, max: number): void {
 }
 
 /**
- * The definition's JSON text, once it is known to be valid: PDF definitions are validated by the
- * engine, on a render thread of `limits.pool` when large (services/definition-check.ts).
- * @throws ApiError 400 VALIDATION_ERROR with `definition.<path>` for every fault of a PDF
+ * The definition's JSON text, once it is known to be valid: definitions of either type (an image
+ * template is laid out by the same engine) are validated by the engine, on a render thread of
+ * `limits.pool` when large (services/definition-check.ts).
+ * @throws ApiError 400 VALIDATION_ERROR with `definition.<path>` for every fault of the
  *   definition, or `definition` past `maxNodes` objects and arrays.
  */
-async function validDefinition(type: TemplateType, definition: unknown, limits: TemplateLimits, teamId: string): Promise<string> {
+async function validDefinition(definition: unknown, limits: TemplateLimits, teamId: string): Promise<string> {
   if (definition === null || typeof definition !== 'object' || Array.isArray(definition)) {
     throw validationError([{ path: 'definition', message: 'must be a JSON object' }]);
   }
   checkDefinitionSize(definition, limits.maxNodes);
   const json = JSON.stringify(definition);
-  if (type !== 'pdf') return json;
   const { definitionErrors } = await checkDefinition(limits.pool, teamId, json);
   if (definitionErrors) throw definitionFaults(definitionErrors);
   return json;
@@ -86,7 +86,7 @@ export interface TemplateLimits {
 const DEFAULT_TEMPLATE_LIMITS: TemplateLimits = { maxNodes: DEFAULT_MAX_TEMPLATE_NODES, maxTeamStorageBytes: DEFAULT_MAX_TEAM_STORAGE_BYTES };
 
 export async function createTemplate(db: Db, teamId: string, input: { name: string; type: TemplateType; definition: unknown }, limits: TemplateLimits = DEFAULT_TEMPLATE_LIMITS): Promise<TemplateRow> {
-  const definition = await validDefinition(input.type, input.definition, limits, teamId);
+  const definition = await validDefinition(input.definition, limits, teamId);
   const now = new Date().toISOString();
   const row = { id: newTemplateId(), teamId, name: input.name, type: input.type, definition, createdAt: now, updatedAt: now };
   await checkTeamStorage(db, teamId, Buffer.byteLength(row.definition), limits.maxTeamStorageBytes, 'definition');
@@ -158,7 +158,7 @@ export async function updateTemplate(
     unchangeable.push({ path: 'type', message: `cannot change: this template is of type "${row.type}"; create a new template for type "${input.type}"` });
   }
   if (unchangeable.length > 0) throw validationError(unchangeable);
-  const definition = input.definition !== undefined ? await validDefinition(row.type, input.definition, limits, teamId) : row.definition;
+  const definition = input.definition !== undefined ? await validDefinition(input.definition, limits, teamId) : row.definition;
   const next = {
     name: input.name ?? row.name,
     definition,
@@ -248,7 +248,6 @@ export async function definitionFor(db: Db, template: TemplateRow, version: stri
  */
 export async function fieldsOf(db: Db, teamId: string, id: string, pool?: RenderPool): Promise<TemplateField[]> {
   const row = await getTemplate(db, teamId, id);
-  if (row.type !== 'pdf') return [];
   const found = await checkDefinition(pool, teamId, row.definition, { fields: true, definitionField: 'id' });
   if (found.definitionErrors) throw noLongerValid(id, found.definitionErrors, 'id');
   return found.fields ?? [];

@@ -29,7 +29,7 @@ after(async () => {
 describe('lone UTF-16 surrogates', () => {
   test('a template name with a lone surrogate is refused naming `name`, and nothing is stored', async () => {
     // Raw JSON text: the escape \ud800 alone, as a client's JSON.stringify writes a broken string.
-    const res = await s.api('POST', '/v1/templates', team.apiKey, '{"name": "a\\ud800b", "type": "image", "definition": {}}');
+    const res = await s.api('POST', '/v1/templates', team.apiKey, '{"name": "a\\ud800b", "type": "image", "definition": {"content": []}}');
     const body = await expectValidationError(res, 'name');
     assert.match(body.errors![0].message, /unpaired UTF-16 surrogate \(\\ud800 at character 2\)/);
     const list = (await (await s.api('GET', '/v1/templates', team.apiKey)).json()) as { templates: { name: string }[] };
@@ -80,7 +80,7 @@ describe('lone UTF-16 surrogates', () => {
   });
 
   test('a surrogate pair, escaped or as UTF-8, is text and goes through', async () => {
-    const res = await s.api('POST', '/v1/templates', team.apiKey, '{"name": "smile \\ud83d\\ude00 😀", "type": "image", "definition": {}}');
+    const res = await s.api('POST', '/v1/templates', team.apiKey, '{"name": "smile \\ud83d\\ude00 😀", "type": "image", "definition": {"content": []}}');
     assert.equal(res.status, 201, await res.clone().text());
     assert.equal(((await res.json()) as { name: string }).name, 'smile 😀 😀');
   });
@@ -95,7 +95,7 @@ describe('bytes that are not UTF-8', () => {
       [Buffer.from([0xe2, 0x82]), 0],
     ] as const) {
       const head = Buffer.from('{"name": "bad ');
-      const body = Buffer.concat([head, bad, Buffer.from(' byte", "type": "image", "definition": {}}')]);
+      const body = Buffer.concat([head, bad, Buffer.from(' byte", "type": "image", "definition": {"content": []}}')]);
       const res = await s.fetch('/v1/templates', { method: 'POST', headers: { 'x-api-key': team.apiKey, 'content-type': 'application/json' }, body });
       const e = await expectError(res, 400, 'BAD_REQUEST');
       assert.match(e.detail, new RegExp(`not valid UTF-8: byte ${head.length + at} \\(`), e.detail);
@@ -106,7 +106,7 @@ describe('bytes that are not UTF-8', () => {
     const list = (await (await s.api('GET', '/v1/templates', team.apiKey)).json()) as { templates: { name: string }[] };
     assert.ok(!list.templates.some((t) => t.name.startsWith('bad ')), JSON.stringify(list.templates.map((t) => t.name)));
     // U+FFFD itself, and four-byte characters, are text.
-    const ok = await s.fetch('/v1/templates', { method: 'POST', headers: { 'x-api-key': team.apiKey, 'content-type': 'application/json' }, body: Buffer.from('{"name": "fine \uFFFD \u{1F600}", "type": "image", "definition": {}}') });
+    const ok = await s.fetch('/v1/templates', { method: 'POST', headers: { 'x-api-key': team.apiKey, 'content-type': 'application/json' }, body: Buffer.from('{"name": "fine \uFFFD \u{1F600}", "type": "image", "definition": {"content": []}}') });
     assert.equal(ok.status, 201);
   });
 
@@ -197,7 +197,7 @@ describe('unknown fields', () => {
     assert.deepEqual(two.errors!.map((e) => e.path).sort(), ['bar', 'foo']);
 
     for (const [method, path, body] of [
-      ['POST', '/v1/templates', { nmae: 'x', name: 'x', type: 'image', definition: {} }],
+      ['POST', '/v1/templates', { nmae: 'x', name: 'x', type: 'image', definition: { content: [] } }],
       ['POST', '/v1/pdf/create-async', { template_id: tpl, data: {}, webhook: 'https://example.com' }],
       ['POST', '/v1/templates/preview', { definition: { content: [] }, data: {}, fromat: 'png' }],
       ['POST', '/v1/integrations/s3', { bucket: 'acme-pdfs', access_key_id: 'a', secret_access_key: 'b', regoin: 'eu-west-1' }],
@@ -240,7 +240,7 @@ describe('compressed request bodies', () => {
       ['deflate', deflateRawSync],
     ] as const) {
       const name = `compressed ${encoding} ${compress.name} é 😀`;
-      const res = await send('/v1/templates', encoding, compress(Buffer.from(JSON.stringify({ name, type: 'image', definition: {} }))));
+      const res = await send('/v1/templates', encoding, compress(Buffer.from(JSON.stringify({ name, type: 'image', definition: { content: [] } }))));
       assert.equal(res.status, 201, `${encoding} ${compress.name}: ${await res.clone().text()}`);
       assert.equal(((await res.json()) as { name: string }).name, name);
     }
@@ -248,7 +248,7 @@ describe('compressed request bodies', () => {
     assert.equal(pdf.status, 200);
     assert.equal(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
     // The inflated body is validated as any other: a lone surrogate in it is named.
-    await expectValidationError(await send('/v1/templates', 'gzip', gzipSync('{"name": "x\\ud800", "type": "image", "definition": {}}')), 'name');
+    await expectValidationError(await send('/v1/templates', 'gzip', gzipSync('{"name": "x\\ud800", "type": "image", "definition": {"content": []}}')), 'name');
   });
 
   test('a multipart upload may be compressed too', async () => {
@@ -264,7 +264,7 @@ describe('compressed request bodies', () => {
   });
 
   test('another encoding is 415 naming it; data that is not of its encoding is 400', async () => {
-    const json = Buffer.from(JSON.stringify({ name: 'x', type: 'image', definition: {} }));
+    const json = Buffer.from(JSON.stringify({ name: 'x', type: 'image', definition: { content: [] } }));
     const br = await expectError(await send('/v1/templates', 'br', brotliCompressSync(json)), 415, 'UNSUPPORTED_MEDIA_TYPE');
     assert.match(br.detail, /Content-Encoding "br" is not supported/);
     const twice = await expectError(await send('/v1/templates', 'gzip, gzip', gzipSync(gzipSync(json))), 415, 'UNSUPPORTED_MEDIA_TYPE');

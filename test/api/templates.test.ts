@@ -147,7 +147,7 @@ describe('CRUD', () => {
   test('PUT cannot change type or id: 400 VALIDATION_ERROR naming the field, nothing stored', async () => {
     const { apiKey } = await s.team();
     const t = await createVia(apiKey, { name: 'Fixed', type: 'pdf', definition: hello('x') });
-    const other = await createVia(apiKey, { name: 'Other', type: 'image', definition: { any: 1 } });
+    const other = await createVia(apiKey, { name: 'Other', type: 'image', definition: hello('image') });
 
     let body = await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { ...t, type: 'image', name: 'changed' }), 'type');
     assert.match(body.detail, /^type: cannot change: this template is of type "pdf"; create a new template for type "image"/);
@@ -244,22 +244,26 @@ describe('definition validation', () => {
     assert.deepEqual(now, t);
   });
 
-  test('image templates take any JSON object as definition', async () => {
+  test('image templates are checked against the template language like PDF templates, and have fields', async () => {
     const { apiKey } = await s.team();
-    const definition = { width: 1200, layers: [{ kind: 'text', colr: 'not a DSL key' }, [1, 2, [3]]], nothing: null };
+    // Laid out by the same engine: a fault is refused when saved, not at every render.
+    const bad = await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'Banner', type: 'image', definition: { content: [{ text: 'x', colr: 'red' }] } }), 'definition.content[0].colr');
+    assert.match(bad.errors![0].message, /did you mean "color"/);
+    await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name: 'Banner', type: 'image', definition: { width: 1200 } }), 'definition.content');
+    const definition = { page: { size: [600, 300] }, content: [{ text: 'Sale: {{percent}} off', fontSize: 40 }] };
     const t = await createVia(apiKey, { name: 'Banner', type: 'image', definition });
     assert.equal(t.type, 'image');
     assert.deepEqual(t.definition, definition);
     const got = (await (await s.api('GET', `/v1/templates/${t.id}`, apiKey)).json()) as Template;
     assert.deepEqual(got.definition, definition);
 
-    const res = await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { definition: { anything: 'goes' } });
+    await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { definition: { anything: 'goes' } }), 'definition.anything');
+    const res = await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { definition: { ...definition, content: [{ text: '{{title}}' }] } });
     assert.equal(res.status, 200);
-    assert.deepEqual(((await res.json()) as Template).definition, { anything: 'goes' });
 
     const fields = await s.api('GET', `/v1/templates/${t.id}/fields`, apiKey);
     assert.equal(fields.status, 200);
-    assert.deepEqual(await fields.json(), { fields: [] });
+    assert.deepEqual(((await fields.json()) as { fields: { name: string }[] }).fields.map((f) => f.name), ['title']);
 
     // Still an object: not an array or a scalar.
     await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { definition: [1] }), 'definition');
@@ -600,26 +604,26 @@ describe('prototype keys', () => {
     const cases: [string, string, string][] = [
       ['pdf', '{"__proto__":{"polluted":"yes"},"content":[]}', 'definition.__proto__'],
       ['pdf', '{"content":[{"text":"x","__proto__":{"polluted":"yes"}}]}', 'definition.content[0].__proto__'],
-      ['image', '{"__proto__":{"polluted":"yes"}}', 'definition.__proto__'],
-      ['image', '{"a":[{"b":{"__proto__":{"polluted":"yes"}}}]}', 'definition.a[0].b.__proto__'],
-      ['image', '{"constructor":{"prototype":{"polluted":"yes"}}}', 'definition.constructor'],
+      ['image', '{"__proto__":{"polluted":"yes"},"content":[]}', 'definition.__proto__'],
+      ['image', '{"content":[],"a":[{"b":{"__proto__":{"polluted":"yes"}}}]}', 'definition.a[0].b.__proto__'],
+      ['image', '{"constructor":{"prototype":{"polluted":"yes"}},"content":[]}', 'definition.constructor'],
       ['pdf', '{"content":[],"styles":{"prototype":{"color":"red"}}}', 'definition.styles.prototype'],
     ];
     for (const [type, def, path] of cases) {
       await expectValidation(await s.api('POST', '/v1/templates', apiKey, raw(type, def)), path);
     }
     // The same through an edit.
-    const t = await createVia(apiKey, { name: 'ok', type: 'image', definition: { a: 1 } });
+    const t = await createVia(apiKey, { name: 'ok', type: 'image', definition: { content: [] } });
     await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, '{"definition":{"__proto__":{"polluted":"yes"}}}'), 'definition.__proto__');
     // And on the body itself.
-    await expectError(await s.api('POST', '/v1/templates', apiKey, '{"__proto__":{"polluted":"yes"},"name":"p","type":"image","definition":{}}'), 400, 'VALIDATION_ERROR');
+    await expectError(await s.api('POST', '/v1/templates', apiKey, '{"__proto__":{"polluted":"yes"},"name":"p","type":"image","definition":{"content":[]}}'), 400, 'VALIDATION_ERROR');
 
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false);
     const list = (await (await s.api('GET', '/v1/templates', apiKey)).json()) as { total: number };
     assert.equal(list.total, 1, 'only the clean template was stored');
     const got = (await (await s.api('GET', `/v1/templates/${t.id}`, apiKey)).json()) as Template;
-    assert.deepEqual(got.definition, { a: 1 });
+    assert.deepEqual(got.definition, { content: [] });
   });
 });
 
