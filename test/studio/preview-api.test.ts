@@ -159,7 +159,7 @@ test('templates of another team, image templates, unknown ids and failed renders
   const theirs = await s.template(b.teamId, { content: [{ text: 'secret' }] });
   assert.equal((await s.api('POST', '/v1/templates/preview', a.apiKey, { template_id: theirs })).status, 403);
   assert.equal((await s.api('POST', '/v1/templates/preview', a.apiKey, { template_id: 'AAAAAAAAAAAA' })).status, 404);
-  const image = await s.template(a.teamId, { anything: true }, 'image');
+  const image = await s.template(a.teamId, { content: [{ text: 'banner' }] }, 'image');
   const imageRes = await s.api('POST', '/v1/templates/preview', a.apiKey, { template_id: image });
   assert.equal(imageRes.status, 400);
   const imageBody = (await imageRes.json()) as { code: string; detail: string };
