@@ -150,7 +150,14 @@ export const ROLES: readonly Role[] = ['api', 'worker', 'all'];
 export class ConfigError extends Error {}
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** A whole number written in decimal digits (no hex, exponent or empty value: `PORT=` is not port 0), min..max. */
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^-?\d{1,16}$/, 'must be a whole number in decimal digits')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
 const url = z
   .string()
   .url()

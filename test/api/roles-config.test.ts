@@ -43,6 +43,11 @@ test('the lease must hold a whole render (cluster mode) and stay under 24 hours;
   assert.throws(() => loadConfig({ ...base, PLATEN_QUEUE_POLL_MS: '10' }), (e: unknown) => e instanceof ConfigError && /PLATEN_QUEUE_POLL_MS/.test(e.message));
   assert.throws(() => loadConfig({ ...base, PLATEN_SHUTDOWN_TIMEOUT_MS: '-1' }), (e: unknown) => e instanceof ConfigError && /PLATEN_SHUTDOWN_TIMEOUT_MS/.test(e.message));
   assert.equal(loadConfig({ ...base, PLATEN_SHUTDOWN_TIMEOUT_MS: '0' }).shutdownTimeoutMs, 0);
+  // Numbers in decimal digits only: an empty value, hex, an exponent or a fraction is named, not read as 0 or 256.
+  for (const value of ['', '0x100', '1e3', '2.5', 'ten']) {
+    assert.throws(() => loadConfig({ ...base, PORT: value }), (e: unknown) => e instanceof ConfigError && /PORT: must be a whole number in decimal digits/.test(e.message), JSON.stringify(value));
+  }
+  assert.equal(loadConfig({ ...base, PORT: ' 8080 ' }).port, 8080);
 });
 
 test('platen serve --role worker without PostgreSQL stops at once with the reason; a bad --role is named', async () => {
