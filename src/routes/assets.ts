@@ -79,11 +79,12 @@ export function assetRoutes(s: Services): OpenAPIHono<AppEnv> {
     }
     let form: Record<string, unknown>;
     try {
-      form = await c.req.parseBody();
+      form = await c.req.parseBody({ all: true });
     } catch {
       throw validationError([{ path: 'file', message: 'the multipart body could not be read' }]);
     }
     const file = form.file;
+    if (Array.isArray(file)) throw validationError([{ path: 'file', message: `the body holds ${file.length} fields named "file": upload one file per request` }]);
     if (!(file instanceof File)) throw validationError([{ path: 'file', message: 'a file field named "file" is required' }]);
     if (file.size > s.config.assetMaxBytes) throw validationError([{ path: 'file', message: `the file is larger than ${s.config.assetMaxBytes} bytes (PLATEN_ASSET_MAX_BYTES)` }]);
     const bytes = Buffer.from(await file.arrayBuffer());

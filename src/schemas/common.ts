@@ -96,3 +96,16 @@ export function pageOf<K extends string, T extends z.ZodTypeAny>(key: K, item: T
     } as { [P in K]: z.ZodArray<T> } & { total: z.ZodNumber; limit: z.ZodNumber; offset: z.ZodNumber })
     .openapi(name);
 }
+
+/**
+ * The name of a generated file without its extension (`filename` of the create requests): 1-100
+ * letters, digits, `_`, `-` and `.`, starting with a letter or digit and not ending with `.` (a
+ * name of dots alone made `..pdf`).
+ */
+export const fileStem = () =>
+  z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9_.-]+$/, 'only letters, digits, "_", "-" and "." are allowed')
+    .refine((f) => /^[A-Za-z0-9]/.test(f) && !f.endsWith('.'), 'must start with a letter or digit and not end with "."');

@@ -1,5 +1,6 @@
 /** Request and response schemas of image generation (POST /v1/image/create). */
 import { z } from '@hono/zod-openapi';
+import { fileStem } from './common.ts';
 import { createPdfBody, renderWarning } from './pdf.ts';
 
 /** Output formats of image generation. */
@@ -24,11 +25,7 @@ export const createImageBody = createPdfBody
     format: z.enum(IMAGE_FORMATS).default('png').openapi({ description: '"png" (default) or "jpeg" (quality 90, no transparency)' }),
     scale: imageScale.default(2),
     page: imagePage.default(1),
-    filename: z
-      .string()
-      .min(1)
-      .max(100)
-      .regex(/^[A-Za-z0-9_.-]+$/, 'only letters, digits, "_", "-" and "." are allowed')
+    filename: fileStem()
       .refine((f) => !/\.(png|jpe?g)$/i.test(f), 'leave out the extension; .png or .jpg is added')
       .default('image')
       .openapi({ description: 'file name without extension (.png or .jpg is added); default "image"' }),

@@ -1,6 +1,6 @@
 /** Request and response schemas of PDF generation (spec §2.1, §2.3). */
 import { z } from '@hono/zod-openapi';
-import { jsonObject } from './common.ts';
+import { fileStem, jsonObject } from './common.ts';
 import { s3BucketName, s3KeyPrefix } from './integrations.ts';
 
 import { passwordFault, PDF_VARIANTS, PERMISSIONS, RENDER_WARNING_CODES, type PdfUaFault, type Permission, type Protection } from '../../engine/index.ts';
@@ -23,11 +23,7 @@ export const createPdfBody = z
     data: jsonObject.openapi({ description: 'key-value pairs merged into the template', example: { customer: { name: 'Ada' } } }),
     export_type: z.enum(['url', 'binary']).default('url'),
     expiration: z.number().int('must be a whole number of seconds').min(60).max(604800).default(86400).openapi({ description: 'seconds the URL stays valid (url export only)' }),
-    filename: z
-      .string()
-      .min(1)
-      .max(100)
-      .regex(/^[A-Za-z0-9_.-]+$/, 'only letters, digits, "_", "-" and "." are allowed')
+    filename: fileStem()
       .refine((f) => !/\.pdf$/i.test(f), 'leave out the .pdf extension; it is added')
       .default('document'),
     store_s3: z.boolean().default(false).openapi({ description: "upload to the team's S3 integration (POST /v1/integrations/s3) instead of the CDN" }),

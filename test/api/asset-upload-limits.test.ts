@@ -98,4 +98,13 @@ test('an upload that is not multipart, a multipart body that cannot be read and 
   const n = (await none.json()) as { errors: { path: string; message: string }[] };
   assert.equal(n.errors[0].path, 'file');
   assert.match(n.errors[0].message, /field named "file"/);
+  // Two files: one of them was kept, silently.
+  const two = new FormData();
+  two.append('file', new Blob([new Uint8Array(encodePng(2, 2, () => [0, 0, 0, 255]))]), 'a.png');
+  two.append('file', new Blob([new Uint8Array(encodePng(3, 3, () => [0, 0, 0, 255]))]), 'b.png');
+  const both = await s.fetch('/v1/assets', { method: 'POST', headers: { 'x-api-key': apiKey }, body: two });
+  assert.equal(both.status, 400);
+  const b = (await both.json()) as { errors: { path: string; message: string }[] };
+  assert.equal(b.errors[0].path, 'file');
+  assert.match(b.errors[0].message, /2 fields named "file": upload one file per request/);
 });

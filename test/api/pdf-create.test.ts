@@ -107,7 +107,7 @@ describe('§2.1 field bounds, both sides', () => {
     assert.equal(Buffer.from(await dl.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
 
     await expectValidationError(await createWith({ filename: 'f'.repeat(101) }), 'filename');
-    for (const bad of ['a b', 'a/b', 'a\\b', '../etc', 'x.pdf', 'X.PDF', '', 'naïve', 'a"b']) {
+    for (const bad of ['a b', 'a/b', 'a\\b', '../etc', 'x.pdf', 'X.PDF', '', 'naïve', 'a"b', '.', '..', 'name.', '-rf', '.hidden']) {
       // '../etc' has a slash; all others break the alphabet, the extension rule or the length.
       await expectValidationError(await createWith({ filename: bad }), 'filename');
     }
