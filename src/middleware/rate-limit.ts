@@ -27,7 +27,8 @@ export function rateLimit(opts: { limit: number; windowMs?: number; now?: () => 
     c.header('RateLimit-Reset', String(reset));
     if (w.count > opts.limit) {
       c.header('Retry-After', String(reset));
-      throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', `more than ${opts.limit} requests in a minute; retry after ${reset} s`);
+      const what = opts.name === 'preview' ? 'previews (PLATEN_PREVIEW_RATE_LIMIT)' : 'requests (PLATEN_RATE_LIMIT)';
+      throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', `more than ${opts.limit} ${what} in a minute with this API key; retry after ${reset} s`);
     }
     await next();
   });

@@ -188,7 +188,9 @@ test('previews have their own rate limit, and do not use up the API\'s', async (
     }
     const refused = await preview();
     assert.equal(refused.status, 429);
-    assert.equal(((await refused.json()) as { code: string }).code, 'RATE_LIMIT_EXCEEDED');
+    const refusal = (await refused.json()) as { code: string; detail: string };
+    assert.equal(refusal.code, 'RATE_LIMIT_EXCEEDED');
+    assert.match(refusal.detail, /^more than 3 previews \(PLATEN_PREVIEW_RATE_LIMIT\) in a minute with this API key/);
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);
     // The API's own limit (2 a minute) is untouched by the four previews.
     for (let i = 0; i < 2; i++) {
