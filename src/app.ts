@@ -77,7 +77,12 @@ export interface Services {
 
 export function createApp(s: Services): OpenAPIHono<AppEnv> {
   const app = newRouter();
-  app.onError(errorHandler((err) => s.log.error({ err }, 'unhandled error')));
+  app.onError(
+    errorHandler(
+      (err) => s.log.error({ err }, 'unhandled error'),
+      (renderError) => s.log.warn({ render_error: renderError }, 'render failed'),
+    ),
+  );
   app.notFound(notFound);
   app.use('*', requestLog(s.log));
   // An asset upload has a limit of its own (PLATEN_ASSET_MAX_BYTES and the multipart framing), refused before it is read.

@@ -214,10 +214,17 @@ async function malformedJsonDetail(c: Context): Promise<string> {
   return 'the request body is not valid JSON';
 }
 
-/** Hono's onError: ApiError as JSON; anything unexpected as 500 INTERNAL_ERROR (logged, not leaked). */
-export function errorHandler(log: (err: unknown) => void) {
+/**
+ * Hono's onError: ApiError as JSON; anything unexpected as 500 INTERNAL_ERROR (logged, not leaked).
+ * `renderFailed` hears of every answer that carries a failed render's `render_error` (for the log:
+ * the request line alone says 500).
+ */
+export function errorHandler(log: (err: unknown) => void, renderFailed?: (renderError: unknown) => void) {
   return async (err: Error, c: Context) => {
-    if (err instanceof ApiError) return c.json({ code: err.code, detail: err.detail, ...err.extra }, err.status);
+    if (err instanceof ApiError) {
+      if (err.extra.render_error !== undefined) renderFailed?.(err.extra.render_error);
+      return c.json({ code: err.code, detail: err.detail, ...err.extra }, err.status);
+    }
     if (err instanceof HTTPException) {
       if (err.status === 413) return c.json({ code: 'PAYLOAD_TOO_LARGE', detail: 'the request body is larger than the limit' }, 413);
       if (err.status === 415) return c.json({ code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'the request body must be JSON: send the header content-type: application/json' }, 415);

@@ -56,3 +56,17 @@ test('a generation logs its duration and its time in the render pool; other requ
 
   assert.equal(lines.some((l) => JSON.stringify(l).includes(apiKey)), false, 'the API key reached the log');
 });
+
+test('a failed render logs its code, message and path beside the 500 request line', async () => {
+  const { teamId, apiKey } = await s.team(2);
+  const tpl = await s.template(teamId, { content: [{ text: 'x' }, { image: '{{logo}}' }] });
+  const res = await s.api('POST', '/v1/pdf/create', apiKey, { template_id: tpl, data: { logo: 'data:image/png;base64,AAAA' } });
+  assert.equal(res.status, 500);
+  await res.arrayBuffer();
+  const failed = lines.find((l) => l.msg === 'render failed') as { level: number; render_error: { code: string; path: string; message: string } } | undefined;
+  assert.ok(failed, 'no line for the failed render');
+  assert.equal(failed.level, 40, 'a warning');
+  assert.equal(failed.render_error.code, 'IMAGE_INVALID');
+  assert.equal(failed.render_error.path, 'content[1].image');
+  assert.equal(typeof failed.render_error.message, 'string');
+});
