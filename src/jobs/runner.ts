@@ -290,6 +290,7 @@ export async function processJob(deps: Pick<RunnerDeps, 'db' | 'files' | 's3' | 
     // A job handed back (its render stopped with the pool at shutdown) runs again elsewhere.
     if (!current()) return false;
     if (e instanceof JobFailure || e instanceof RenderFailure || e instanceof StorageFailure) {
+      log.warn({ job: id, team: job.teamId, code: e.code, message: e.message }, 'job failed');
       return failJob(db, job, e.code, e.message, opts.webhook);
     }
     log.error({ err: e, job: id }, 'job failed unexpectedly');
