@@ -431,7 +431,9 @@ export function prepareParagraph(input: readonly StyledText[], options: Paragrap
     if (contentEnd === end && contentEnd > start && full.charCodeAt(contentEnd - 1) === 0xad) {
       let last: Piece | undefined;
       for (const p of segPieces) if (!p.space) last = p;
-      hyphen = makePiece('-', lastStyle, last?.face ?? lastStyle.face, last && last.level % 2 === 1 ? last.level : 0, false);
+      // The hyphen belongs to the word it breaks: its bidi level (an English word in a Hebrew
+      // paragraph is at level 2; level 0 there put the hyphen at the line's far right end).
+      hyphen = makePiece('-', lastStyle, last?.face ?? lastStyle.face, last?.level ?? baseLevel, false);
     }
     segments.push(segmentOf(segPieces, width, trailing, bk.required, hyphen));
     if (bk.required) hardBreaks++;

@@ -364,6 +364,24 @@ test('hyphenation: a justified English paragraph breaks words where the hyphen p
   assert.equal(lines.map((l) => (l.text.endsWith('-') ? l.text.slice(0, -1) : `${l.text} `)).join('').trim(), ENGLISH);
 });
 
+test('a hyphen breaking an English word in a right-to-left paragraph stays with its word, not at the line\'s far end', async () => {
+  const text = 'שלום עולם internationalization considerations fundamentally complicate typographical implementations';
+  const r = await render({ page: { size: [260, 200], margin: 20 }, metadata: { language: 'en' }, content: [{ text, direction: 'rtl', textAlign: 'justify', fontSize: 12 }] });
+  const lines = textLines(r.doc.pages[0]);
+  let hyphens = 0;
+  for (const line of lines) {
+    const runs = [...line.runs].sort((a, b) => a.x - b.x);
+    runs.forEach((run, k) => {
+      if (!run.str.includes('-')) return;
+      hyphens++;
+      // Drawn right after Latin letters (its word), never beside Hebrew or alone at an edge.
+      const before = run.str.startsWith('-') ? runs[k - 1]?.str ?? '' : run.str.slice(0, run.str.indexOf('-'));
+      assert.match(before, /[a-z]$/, `line "${visualText(line.runs)}": the hyphen follows "${before}"`);
+    });
+  }
+  assert.ok(hyphens >= 1, `expected a hyphenated line: ${lines.map((l) => visualText(l.runs)).join(' | ')}`);
+});
+
 test('no hyphenation with hyphenate: false, without a language, or in text that is not justified', async () => {
   for (const [extra, language] of [[{ hyphenate: false }, 'en'], [{}, null], [{ textAlign: 'left' }, 'en'], [{}, 'xx']] as const) {
     const r = await render(narrowJustified(extra, language));
