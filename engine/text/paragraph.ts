@@ -473,6 +473,17 @@ function glyphsFollowText(piece: Piece): boolean {
   return g === run.glyphs.length;
 }
 
+/** `run` with its last glyph's advance its own (no kerning against a glyph after it). */
+function endOfLine(run: GlyphRun): GlyphRun {
+  const n = run.glyphs.length;
+  if (n === 0) return run;
+  const own = run.glyphs[n - 1].advanceWidth;
+  if (own === run.advances[n - 1]) return run;
+  const advances = run.advances.slice();
+  advances[n - 1] = own;
+  return { ...run, advances, width: run.width - run.advances[n - 1] + own };
+}
+
 /** Width in points of glyphs [from, to) of a piece's run. */
 function glyphsWidth(piece: Piece, from: number, to: number): number {
   return spacedWidth(piece.run, from, to, piece.face.unitsPerEm, piece.style.size, piece.style.letterSpacing);
@@ -501,10 +512,16 @@ function splitSegment(seg: Segment, maxWidth: number): Segment[] {
     if (piece.space) continue;
     const text = piece.text;
     const sliced = glyphsFollowText(piece);
-    const part = (start: number, end: number, g0: number, g1: number): Piece =>
-      sliced
-        ? { ...piece, text: text.slice(start, end), run: sliceRun(piece.run, g0, g1), width: glyphsWidth(piece, g0, g1), alone: null, spaceAfter: null, spaced: null }
-        : makePiece(text.slice(start, end), piece.style, piece.face, piece.level, false);
+    // A slice cut before the word's end ends a line: its last glyph takes its own advance, not
+    // the one kerned against the next glyph (on the next line). Right-aligned, the kerned advance
+    // left the glyph up to a kerning pair's amount past the margin.
+    const part = (start: number, end: number, g0: number, g1: number): Piece => {
+      if (!sliced) return makePiece(text.slice(start, end), piece.style, piece.face, piece.level, false);
+      const run = g1 < piece.run.glyphs.length ? endOfLine(sliceRun(piece.run, g0, g1)) : sliceRun(piece.run, g0, g1);
+      return { ...piece, text: text.slice(start, end), run, width: spacedWidth(run, 0, run.glyphs.length, piece.face.unitsPerEm, piece.style.size, piece.style.letterSpacing), alone: null, spaceAfter: null, spaced: null };
+    };
+    /** Points the glyph before `g` gains (or loses) when a line ends after it. */
+    const endGain = (g: number) => (g > 0 && g < piece.run.glyphs.length && sliced ? ((piece.run.glyphs[g - 1].advanceWidth - piece.run.advances[g - 1]) * piece.style.size) / piece.face.unitsPerEm : 0);
     let chunkStart = 0;
     let chunkGlyph = 0;
     let chunkWidth = 0;
@@ -512,9 +529,14 @@ function splitSegment(seg: Segment, maxWidth: number): Segment[] {
     for (const [start, end] of graphemeRanges(text)) {
       const glyphEnd = sliced ? glyph + codePointCount(text, start, end) : 0;
       const gw = sliced ? glyphsWidth(piece, glyph, glyphEnd) : makePiece(text.slice(start, end), piece.style, piece.face, piece.level, false).width;
-      if (width + chunkWidth + gw > maxWidth && width + chunkWidth > 0) {
-        if (start > chunkStart) chunkPieces.push(part(chunkStart, start, chunkGlyph, glyph));
-        out.push({ pieces: chunkPieces, width: width + chunkWidth, trailing: 0, required: false, hyphen: null });
+      if (width + chunkWidth + gw + endGain(glyphEnd) > maxWidth && width + chunkWidth > 0) {
+        // The line's width as drawn: its pieces' (the cut one with its last glyph's own advance).
+        if (start > chunkStart) {
+          const cut = part(chunkStart, start, chunkGlyph, glyph);
+          chunkPieces.push(cut);
+          width += cut.width;
+        }
+        out.push({ pieces: chunkPieces, width, trailing: 0, required: false, hyphen: null });
         chunkPieces = [];
         width = 0;
         chunkStart = start;

@@ -131,3 +131,13 @@ test('a 60,000-letter word in justified, hyphenated text renders whole (no hyphe
   const extracted = r.doc.pages.map((p) => p.text.replace(/\n/g, '')).join('');
   assert.ok(extracted.replace(/\s/g, '').includes(text), 'the long word is whole, without hyphens');
 });
+
+test('a word cut across lines ends each line with its last glyph\'s own advance (no kerning against the next line): right-aligned, nothing passes the margin', async () => {
+  // "L" before "O" and "Z" before "A" are kerning pairs in Noto Sans: cut there, the kerned advance
+  // was counted and the letter drawn 0.6 pt past the right margin.
+  const r = await render({ page: { size: [300, 300], margin: 40 }, content: [{ text: 'SANEKAJORUJOFETRIERERYALZANSICHEXHULODALPINEGIL', fontSize: 30, textAlign: 'right' }] });
+  const runs = r.doc.pages[0].runs;
+  assert.ok(runs.length >= 4, `${runs.length} lines`);
+  for (const run of runs) assert.ok(Math.abs(run.x + run.width - 260) < 0.01, `"${run.str}" ends at ${run.x + run.width}, not at the margin (260)`);
+  assert.equal(runs.map((x) => x.str).join(''), 'SANEKAJORUJOFETRIERERYALZANSICHEXHULODALPINEGIL');
+});
