@@ -279,8 +279,26 @@ function scaledParagraph(source: ShrinkSource, k: number): PreparedParagraph {
 
 type BaseFields = Omit<StackBox, 'kind' | 'children' | 'height'>;
 
+/** The most of a columns node's width its gaps may take: past it they are narrowed (WIDTH_CLAMPED). */
+const MAX_GAP_SHARE = 0.5;
+
+/**
+ * The gap between columns: as given, unless the gaps would take more than half the room (ten
+ * columns 40 pt apart in 220 pt put the last columns past the paper's edge).
+ */
+function columnGap(node: PColumns, inner: number, warnings: WarningSink): number {
+  const n = node.columns.length - 1;
+  if (n <= 0 || node.gap * n <= inner * MAX_GAP_SHARE) return node.gap;
+  const gap = (Math.max(0, inner) * MAX_GAP_SHARE) / n;
+  const pt = (x: number) => String(Math.round(x * 10) / 10);
+  // Columns in a header or footer are measured again on every page: one warning.
+  if (warnings.firstTime(`WIDTH_CLAMPED\u0000gap\u0000${node.path}\u0000${inner}`)) warnings.add('WIDTH_CLAMPED', `${n} gaps of ${pt(node.gap)} pt take ${pt(node.gap * n)} pt of the ${pt(Math.max(0, inner))} pt the columns have: gaps made ${pt(gap)} pt (at most half the width)`, node.path);
+  return gap;
+}
+
 function measureColumns(node: PColumns, inner: number, base: BaseFields, v: number, ctx: MeasureContext, maxHeight: number): Box {
-  const gaps = node.gap * Math.max(0, node.columns.length - 1);
+  const gap = columnGap(node, inner, ctx.warnings);
+  const gaps = gap * Math.max(0, node.columns.length - 1);
   const specs = node.columns.map((c) => c.width);
   const widths = resolveWidths(specs, inner - gaps, () => node.columns.map((c) => columnIntrinsic(c.children)));
   warnFixedWidths(specs, widths, inner - gaps, node.path, ctx.warnings);
@@ -289,7 +307,7 @@ function measureColumns(node: PColumns, inner: number, base: BaseFields, v: numb
   const cols = node.columns.map((c, i) => {
     const children = measureAll(c.children, widths[i], ctx, maxHeight);
     const col = { x, width: widths[i], children };
-    x += widths[i] + node.gap;
+    x += widths[i] + gap;
     h = Math.max(h, flowHeight(children));
     return col;
   });

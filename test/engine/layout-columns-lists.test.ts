@@ -38,6 +38,26 @@ test('columns: the default gap is 12', async () => {
   assert.ok(Math.abs(run(r.doc.pages[0], 'TWO').x - (MARGIN + 150 + 12)) < 0.5);
 });
 
+test('columns: gaps that would take more than half the width are narrowed to half of it, with WIDTH_CLAMPED; every column stays on the page', async () => {
+  // Ten columns 40 pt apart in 220 pt: the gaps alone (360 pt) put the last columns past the paper.
+  const letters = 'ABCDEFGHIJ';
+  const columns = Array.from(letters, (c) => ({ content: [{ text: c }] }));
+  const r = await render({ page: { size: [300, 200], margin: 40 }, content: [{ columns, gap: 40 }] });
+  const page = r.doc.pages[0];
+  const xs = Array.from(letters, (c) => run(page, c).x);
+  for (const [i, x] of xs.entries()) assert.ok(x >= 40 - 0.01 && x < 260, `${letters[i]} at ${x}`);
+  // 110 pt of gaps (half of 220) in 9: 12.2 pt each; columns of 11 pt.
+  assert.ok(Math.abs(xs[1] - xs[0] - (11 + 110 / 9)) < 0.05, `${xs[1] - xs[0]}`);
+  const clamped = r.warnings.filter((w) => w.code === 'WIDTH_CLAMPED');
+  assert.equal(clamped.length, 1);
+  assert.equal(clamped[0].path, 'content[0]');
+  assert.match(clamped[0].message, /9 gaps of 40 pt take 360 pt of the 220 pt the columns have: gaps made 12.2 pt/);
+  // Gaps within half the width are kept as given.
+  const kept = await render({ page: { size: [300, 200], margin: 40 }, content: [{ columns: columns.slice(0, 3), gap: 50 }] });
+  assert.ok(Math.abs(run(kept.doc.pages[0], 'B').x - run(kept.doc.pages[0], 'A').x - (120 / 3 + 50)) < 0.05);
+  assert.deepEqual(kept.warnings, []);
+});
+
 test('columns: fixed, auto and star widths (1* and 2*) share the width as documented', async () => {
   const gap = 10;
   const r = await render({

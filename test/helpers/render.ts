@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderPdf, RenderError, type Limits } from '../../engine/index.ts';
+import { renderPdf, RenderError, type Limits, type RenderWarning } from '../../engine/index.ts';
 import { readPdf, type ReadPdf } from './pdf.ts';
 
 /** `$now` of every test render. */
@@ -18,13 +18,14 @@ export interface Rendered {
   pdf: Buffer;
   pages: number;
   doc: ReadPdf;
+  warnings: RenderWarning[];
 }
 
 /** Render with `now` = NOW and read the PDF back. */
 export async function render(definition: unknown, data: unknown = {}, limits?: Partial<Limits>): Promise<Rendered> {
   const r = await renderPdf(definition, data, { now: NOW, limits });
   const doc = await readPdf(r.pdf);
-  return { pdf: r.pdf, pages: r.pages, doc };
+  return { pdf: r.pdf, pages: r.pages, doc, warnings: r.warnings };
 }
 
 /** The RenderError a render fails with (fails the test if it succeeds or throws something else). */
