@@ -391,7 +391,8 @@ function bulletBox(b: Bullet, width: number, rtl: boolean): Box {
 
 /** An IMAGE_CLAMPED warning for a node drawn at `scale` (< 1) of its size. */
 function warnClamped(what: string, path: string, w: number, h: number, roomW: number, roomH: number, ctx: MeasureContext): void {
-  ctx.warnings.add('IMAGE_CLAMPED', `${what} of ${pt(w)} x ${pt(h)} pt is larger than the room it has (${pt(roomW)} x ${pt(roomH)} pt): drawn smaller, aspect kept`, path);
+  const none = !(roomW > 0 && roomH > 0);
+  ctx.warnings.add('IMAGE_CLAMPED', `${what} of ${pt(w)} x ${pt(h)} pt is larger than the room it has (${pt(roomW)} x ${pt(roomH)} pt): ${none ? 'not drawn (no room at all)' : 'drawn smaller, aspect kept'}`, path);
 }
 
 /**

@@ -163,6 +163,9 @@ class PageWriter {
 
   image(item: Extract<DrawItem, { kind: 'image' }>): void {
     this.flush();
+    // Laid out with no room (a 0 pt wide cell): nothing to see. pdfkit would draw a width or
+    // height of 0 at the picture's own size instead, off the paper.
+    if (!(item.w > 0 && item.h > 0)) return;
     if (item.image.type === 'svg') return this.svg(item);
     let img = this.images.get(item.image);
     if (!img) {

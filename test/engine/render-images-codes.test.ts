@@ -236,3 +236,16 @@ test('a code sized to a page\'s exact room moves to the next page when the room 
   assert.deepEqual(texts(pages[0]).map((t) => t.text), ['Intro']);
   assert.ok(texts(pages[1]).some((t) => t.text === 'ABC123'));
 });
+
+test('an image with no room at all (a 0 pt wide stack) is not drawn, rather than drawn at its own size off the paper', async () => {
+  const png = alphaPngDataUri(400, 100, 1);
+  const svg = `data:image/svg+xml;utf8,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="400" height="100"><rect width="400" height="100"/></svg>')}`;
+  for (const image of [png, svg]) {
+    const r = await renderPdf({ page: { size: 'A5' }, content: [{ stack: [{ image }], padding: [0, 200] }, { text: 'after' }] }, {}, { now: NOW });
+    const [page] = await pdfOperators(r.pdf);
+    assert.equal(page.images.length, 0, 'no picture drawn');
+    assert.equal(page.filledBoxes.length, 0, 'no SVG shape drawn');
+    const clamped = r.warnings.find((w) => w.code === 'IMAGE_CLAMPED');
+    assert.match(clamped?.message ?? '', /\(0 x [\d.]+ pt\): not drawn \(no room at all\)/);
+  }
+});
