@@ -366,14 +366,22 @@ function alpha(n: number): string {
   return out;
 }
 
-/** The marker text of item number `n` (1-based) of a numbered list. Bullets are drawn as shapes. */
+/** The largest number written in roman numerals (as CSS: 4000 would be MMMM, 40000 forty m's). */
+const MAX_ROMAN = 3999;
+
+/**
+ * The marker text of item number `n` (from `start`, 0 allowed) of a numbered list. Bullets are
+ * drawn as shapes. As CSS does, a number a style cannot write is written in decimal: 0 in
+ * letters or roman numerals (it gave "."), 4000 and more in roman numerals.
+ */
 function markerText(marker: Exclude<ListMarker, 'disc' | 'circle' | 'square'>, n: number): string {
+  const romanOk = n >= 1 && n <= MAX_ROMAN;
   switch (marker) {
     case 'decimal': return `${n}.`;
-    case 'lower-alpha': return `${alpha(n)}.`;
-    case 'upper-alpha': return `${alpha(n).toUpperCase()}.`;
-    case 'lower-roman': return `${roman(n)}.`;
-    case 'upper-roman': return `${roman(n).toUpperCase()}.`;
+    case 'lower-alpha': return n >= 1 ? `${alpha(n)}.` : `${n}.`;
+    case 'upper-alpha': return n >= 1 ? `${alpha(n).toUpperCase()}.` : `${n}.`;
+    case 'lower-roman': return romanOk ? `${roman(n)}.` : `${n}.`;
+    case 'upper-roman': return romanOk ? `${roman(n).toUpperCase()}.` : `${n}.`;
     case 'none': return '';
   }
 }

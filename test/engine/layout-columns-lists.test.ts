@@ -138,6 +138,20 @@ test('lists: decimal, lower-alpha and upper-roman markers, and start', async () 
   ]);
 });
 
+test('lists: a number a marker style cannot write is written in decimal, as CSS does (0 in letters or roman numerals, 4000 and up in roman numerals)', async () => {
+  const r = await render({
+    page: { size: 'A5' },
+    content: [
+      { list: ['zero', 'one'], marker: 'lower-alpha', start: 0 },
+      { list: ['nought'], marker: 'upper-roman', start: 0 },
+      { list: ['last', 'past'], marker: 'lower-roman', start: 3999 },
+      { list: ['big'], marker: 'upper-roman', start: 40000 },
+      { list: ['many'], marker: 'upper-alpha', start: 1000000 },
+    ],
+  });
+  assert.deepEqual(items(r.doc.pages[0]).map((i) => `${i.marker} ${i.text}`), ['0. zero', 'a. one', '0. nought', 'mmmcmxcix. last', '4000. past', '40000. big', 'BDWGN. many']);
+});
+
 test('lists: disc markers and item texts line up; markers are right-aligned in the indent', async () => {
   const r = await render({ page: { size: 'A4', margin: MARGIN }, content: [{ list: ['alpha', 'beta'] }, { list: ['x', 'y', 'z', 'w', 'v', 'u', 'q', 'r', 's', 'last'].map((t) => ({ text: t, fontWeight: 'bold' })), marker: 'decimal' }] });
   // (Bold items, so that each marker is its own text run when read back.)
