@@ -126,7 +126,9 @@ export class S3Store implements BlobStore {
   /** One store call under the deadline; a missing object as NotThere, anything else as StorageFailure. */
   private async call<T>(what: string, fn: () => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
-    const work = fn();
+    // Every call is idempotent (PUT, GET, DELETE, HEAD of one key): one that fails on a kept-alive
+    // connection the store closed meanwhile (ECONNRESET, a hang-up) is sent again on a new one.
+    const work = fn().catch((e: unknown) => (connectionDropped(e) ? fn() : Promise.reject(e)));
     work.catch(() => {});
     try {
       return await Promise.race([
@@ -152,3 +154,10 @@ export class S3Store implements BlobStore {
 
 /** The object is not in the bucket. */
 class NotThere extends Error {}
+
+/** Whether `e` is a connection the other side dropped before it answered (worth one more try). */
+function connectionDropped(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | null;
+  const code = typeof err?.code === 'string' ? err.code : '';
+  return code === 'ECONNRESET' || code === 'EPIPE' || (typeof err?.message === 'string' && /socket hang up/.test(err.message));
+}

@@ -9,8 +9,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { S3Store } from '../../src/storage/s3.ts';
 import { startS3, type TestS3 } from '../helpers/s3-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { balance, createJob, waitForJob } from '../helpers/jobs.ts';
@@ -184,6 +186,42 @@ describe('presigned URLs (PLATEN_STORAGE_PUBLIC_URLS=presigned)', () => {
       assert.match(pdfToText(got.body), /Through the CDN/);
     } finally {
       await c.close();
+    }
+  });
+});
+
+describe('kept-alive connections the store closes', () => {
+  test('a call on a connection the store dropped meanwhile is sent again on a new one (it failed as STORAGE_UNAVAILABLE)', async () => {
+    // A TCP relay to the store that lets one request through per connection and drops the
+    // connection when a second one arrives on it: a kept-alive socket the store closed just as
+    // it was reused (Node's 5 s keep-alive timeout, S3's idle timeout).
+    const dropped: number[] = [];
+    const relay = net.createServer((client) => {
+      const upstream = net.connect(s3.port, '127.0.0.1');
+      let requests = 0;
+      client.on('data', (chunk) => {
+        if (/^(PUT|GET|HEAD|DELETE|POST) /.test(chunk.toString('latin1', 0, 7)) && ++requests > 1) {
+          dropped.push(requests);
+          client.destroy();
+          upstream.destroy();
+          return;
+        }
+        upstream.write(chunk);
+      });
+      upstream.on('data', (chunk) => client.write(chunk));
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+      client.on('close', () => upstream.destroy());
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', () => r()));
+    const store = new S3Store({ bucket: BUCKET, prefix: 'relay', endpoint: `http://127.0.0.1:${(relay.address() as net.AddressInfo).port}`, region: 'us-east-1', accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true, timeoutMs: 10_000 });
+    try {
+      for (let i = 0; i < 3; i++) await store.put(`f${i}.pdf`, Buffer.from(`%PDF-${i}`), { contentType: 'application/pdf', expiresAt: 2_000_000_000, teamId: 't' });
+      assert.ok(dropped.length >= 1, 'a kept-alive connection was dropped');
+      for (let i = 0; i < 3; i++) assert.equal((await s3.read(BUCKET, `relay/f${i}.pdf`))?.toString(), `%PDF-${i}`);
+    } finally {
+      store.close();
+      await new Promise<void>((r) => relay.close(() => r()));
     }
   });
 });
