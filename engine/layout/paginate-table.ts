@@ -142,12 +142,13 @@ function emptyContent(content: Box): Box {
  * nothing is: every cut cell of row j done and none spanning further), the index in `rows` of the
  * rest's first row (`restFrom`), and whether any cut cell placed something.
  */
-function cutBand(p: Painter, rows: readonly MRow[], i: number, end: number, j: number, partial: number, y: number, forced: boolean): { used: number; rest: MRow[]; restFrom: number; progress: boolean } {
+function cutBand(p: Painter, rows: readonly MRow[], i: number, end: number, j: number, partial: number, y: number, forced: boolean): { used: number; rest: MRow[]; restFrom: number; progress: boolean; stalled: boolean } {
   const bottom = y + sumHeights(rows, i, j) + partial;
   const continued: MCell[] = [];
   // Whether every cut cell is done and ends with row j: then nothing of row j is left.
   let nothingLeft = true;
   let progress = false;
+  let stalled = false;
   let top = y;
   const last = partial > EPS ? j : j - 1;
   for (let r = i; r <= last; r++) {
@@ -168,6 +169,8 @@ function cutBand(p: Painter, rows: readonly MRow[], i: number, end: number, j: n
       const placed = p.ctx.place(content, p.x + cell.x + pad.left + content.x, top + pad.top + cell.shift + content.marginTop, room, forced, p.out, inner);
       // A cell whose content is done (a continued span) has nothing to show for progress.
       if (placed.rest !== content && outerHeight(content) > 0) progress = true;
+      // One with content that placed none of it (its paragraph's orphans did not fit).
+      if (placed.rest === content && outerHeight(content) > 0) stalled = true;
       const rest = placed.rest ? { ...placed.rest, marginTop: 0 } : emptyContent(content);
       if (placed.rest || cellEnd > j + 1) nothingLeft = false;
       continued.push({ ...cell, rowSpan: cellEnd - j, content: rest, shift: 0, verticalAlign: 'top' });
@@ -182,7 +185,7 @@ function cutBand(p: Painter, rows: readonly MRow[], i: number, end: number, j: n
   const restRows: { cells: readonly MCell[] }[] = dropFirst ? [] : [{ cells: first }];
   for (let r = j + 1; r < end; r++) restRows.push(rows[r]);
   const heights = rowHeights(restRows);
-  return { used: bottom - y, rest: restRows.map((row, k) => ({ cells: row.cells, height: heights[k] })), restFrom: dropFirst ? j + 1 : j, progress };
+  return { used: bottom - y, rest: restRows.map((row, k) => ({ cells: row.cells, height: heights[k] })), restFrom: dropFirst ? j + 1 : j, progress, stalled };
 }
 
 /** Place a table box at (x, y) in `avail` points. See the module comment for the rules. */
@@ -280,11 +283,20 @@ function placeParts(box: TableBox, table: TableBox, header: readonly MRow[], lea
     const borderMark = p.borders.length;
     // Cells place what fits; what does not (an image) goes on with the rest of the cell.
     let cut = cutBand(p, body, i, end, j, cutRoom - used, y + cursor, false);
-    if (!cut.progress) {
+    // Alone on a fresh page, a cell that placed nothing (a paragraph whose orphans do not fit)
+    // places what it can, as a paragraph at a page's top does: a later page is no larger, and
+    // the page would hold empty cell frames.
+    const undoCut = () => {
       out.length = cutMark;
       p.borders.length = borderMark;
       p.lastFill = null;
       p.lastRule = null;
+    };
+    if (cut.progress && cut.stalled && fresh && j === i) {
+      undoCut();
+      cut = cutBand(p, body, i, end, j, cutRoom - used, y + cursor, true);
+    } else if (!cut.progress) {
+      undoCut();
       // Row j cannot start here: end the part after the rows before it; on a fresh page with
       // none before it, row j must start anyway (something is placed on every page).
       if (j > i) cut = cutBand(p, body, i, end, j, 0, y + cursor, false);

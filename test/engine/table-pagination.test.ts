@@ -245,3 +245,15 @@ test('layout: on a page whose own header leaves a row no room under the table he
   const all = pages.flatMap((p) => texts(p).map((t) => t.text)).filter((t) => /^Row \d+ text$/.test(t));
   assert.deepEqual(all, rows.map((r) => r[0]), 'every row once, in order');
 });
+
+test('layout: a cell paragraph alone on a fresh page places a line even when its orphans do not fit there (a page of empty cell frames before)', () => {
+  // 70 pt pages; a 33 pt line fits, two do not: orphans 2 placed nothing on page 1, and the
+  // row's frames stood there empty (a neighbour cell had made progress).
+  const text = 'Alpha beta gamma delta epsilon zeta eta theta iota kappa lambda';
+  for (const other of ['', 'x']) {
+    const pages = layout({ page: { size: [300, 150], margin: 40 }, content: [{ table: { rows: [[{ text, fontSize: 11, lineHeight: 3 }, other]] } }] });
+    const words = pages.map((p) => texts(p).map((t) => t.text.trim()).filter((t) => t !== 'x').join(' '));
+    for (const [k, w] of words.entries()) assert.ok(w.length > 0, `page ${k + 1} of ${pages.length} holds none of the paragraph (other cell "${other}")`);
+    assert.equal(words.join(' ').replace(/\s+/g, ' '), text);
+  }
+});
