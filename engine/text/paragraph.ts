@@ -190,6 +190,25 @@ export function spacedWidth(run: GlyphRun, from: number, to: number, unitsPerEm:
   return width;
 }
 
+/**
+ * Points a line ending with `piece` reaches past its width: with negative letter spacing every
+ * advance is shortened, the last one too, but the last glyph's ink still takes its own advance
+ * (right-aligned, it ended up to a glyph's width past the box).
+ */
+function inkGain(piece: Piece | null | undefined): number {
+  if (!piece || piece.style.letterSpacing >= 0) return 0;
+  const n = piece.run.glyphs.length;
+  if (n === 0) return 0;
+  const advance = (piece.run.advances[n - 1] * piece.style.size) / piece.face.unitsPerEm;
+  return advance - spacedAdvance(advance, piece.style.letterSpacing);
+}
+
+/** The last piece of a segment that is not white space. */
+function lastInk(seg: Segment): Piece | undefined {
+  for (let i = seg.pieces.length - 1; i >= 0; i--) if (!seg.pieces[i].space) return seg.pieces[i];
+  return undefined;
+}
+
 /** Shape `text` as one piece. */
 function makePiece(text: string, style: TextStyle, face: FontFace, level: number, space: boolean): Piece {
   const rtl = level % 2 === 1;
@@ -520,8 +539,17 @@ function splitSegment(seg: Segment, maxWidth: number): Segment[] {
       const run = g1 < piece.run.glyphs.length ? endOfLine(sliceRun(piece.run, g0, g1)) : sliceRun(piece.run, g0, g1);
       return { ...piece, text: text.slice(start, end), run, width: spacedWidth(run, 0, run.glyphs.length, piece.face.unitsPerEm, piece.style.size, piece.style.letterSpacing), alone: null, spaceAfter: null, spaced: null };
     };
-    /** Points the glyph before `g` gains (or loses) when a line ends after it. */
-    const endGain = (g: number) => (g > 0 && g < piece.run.glyphs.length && sliced ? ((piece.run.glyphs[g - 1].advanceWidth - piece.run.advances[g - 1]) * piece.style.size) / piece.face.unitsPerEm : 0);
+    /**
+     * Points the glyph before `g` gains (or loses) when a line ends after it: its own advance
+     * instead of the kerned one, and its ink under negative letter spacing (inkGain).
+     */
+    const endGain = (g: number) => {
+      if (!sliced || g <= 0) return 0;
+      const k = piece.style.size / piece.face.unitsPerEm;
+      const own = (g < piece.run.glyphs.length ? piece.run.glyphs[g - 1].advanceWidth : piece.run.advances[g - 1]) * k;
+      const ls = piece.style.letterSpacing;
+      return (ls < 0 ? own : spacedAdvance(own, ls)) - spacedAdvance(piece.run.advances[g - 1] * k, ls);
+    };
     let chunkStart = 0;
     let chunkGlyph = 0;
     let chunkWidth = 0;
@@ -579,12 +607,13 @@ class LineFiller {
 
   place(seg: Segment): void {
     const max = this.maxWidth + 1e-6;
-    // A segment ending at a soft hyphen needs room for the hyphen if the line ends after it.
-    const need = seg.width + (seg.hyphen?.width ?? 0);
+    // A segment ending at a soft hyphen needs room for the hyphen if the line ends after it, and
+    // the line's last glyph room for its ink (inkGain).
+    const need = seg.width + (seg.hyphen ? seg.hyphen.width + inkGain(seg.hyphen) : inkGain(lastInk(seg)));
     if (this.current.length > 0 && this.width + this.pendingTrailing + need > max) {
       this.flush(false);
     }
-    if (this.current.length === 0 && seg.width > max) {
+    if (this.current.length === 0 && seg.width + inkGain(lastInk(seg)) > max) {
       const parts = splitSegment(seg, this.maxWidth);
       for (let i = 0; i < parts.length - 1; i++) {
         this.current.push(parts[i]);
@@ -677,6 +706,7 @@ function finishLine(segs: Segment[], width: number, maxWidth: number, align: Ali
     logical.push(lastSeg.hyphen);
     width += lastSeg.hyphen.width;
   }
+  width += inkGain(logical[logical.length - 1]);
   // Trailing white space takes the paragraph level (UAX #9 L1) before reordering.
   const pieces = bidiLine ? visualOrder(logical) : logical;
 

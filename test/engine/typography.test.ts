@@ -471,6 +471,22 @@ test('negative letterSpacing tightens a glyph to no advance and never further: t
   assert.ok(page.runs.some((run) => run.str === 'after'));
 });
 
+test('negative letterSpacing: a line counts its last glyph whole, so right-aligned text and a word cut between letters end in the box', async () => {
+  // Each advance is shortened, the last one too, but the last glyph's ink takes its own width:
+  // right-aligned "WWWW" at -100 ran 55.8 pt past the margin (15.8 off the paper), unwarned.
+  const r = await render({ page: { size: [300, 300], margin: 40 }, content: [
+    { text: 'WWWW', fontSize: 60, letterSpacing: -100, textAlign: 'right' },
+    { text: 'Right aligned MW', fontSize: 20, letterSpacing: -4, textAlign: 'end' },
+    { text: 'Justified words in a line of their own and more of them', fontSize: 20, letterSpacing: -3, textAlign: 'justify' },
+    { text: 'MWMWMWMWMWMWMWMWMWMWMWMWMWMW', fontSize: 20, letterSpacing: -4 },
+  ] });
+  const page = r.doc.pages[0];
+  for (const run of page.runs) assert.ok(run.x >= 40 - 0.01 && run.x + run.width <= 260 + 0.01, `"${run.str}" spans ${run.x}..${run.x + run.width}`);
+  // Right-aligned: the last glyph ends on the margin, not short of it.
+  const mw = page.runs.filter((run) => run.str.endsWith('MW') && run.str.startsWith('Right')).concat(page.runs.filter((run) => run.str === 'MW'));
+  assert.ok(mw.length > 0 && Math.abs(mw[0].x + mw[0].width - 260) < 0.01, `ends at ${mw[0] && mw[0].x + mw[0].width}`);
+});
+
 test('letterSpacing leaves the joined letters of Arabic together and still spaces the Latin beside them', async () => {
   const arabic = 'مرحبا';
   const line = (ls: number) => ({ text: [{ text: arabic, letterSpacing: ls }, { text: '|', fontFamily: 'Noto Sans Mono' }, { text: 'Wide', letterSpacing: ls }, { text: '|', fontFamily: 'Noto Sans Mono' }], direction: 'ltr' });
