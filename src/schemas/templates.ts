@@ -80,7 +80,27 @@ export const definitionSchema = z
 
 const timestamp = z.string().openapi({ example: '2025-01-31T12:00:00.000Z', description: 'ISO 8601 UTC' });
 
-const templateName = z.string().min(1).max(200).openapi({ example: 'Invoice' });
+/**
+ * Why a name or tag shown in lists and the studio is not one, or undefined: it needs a visible
+ * character, and holds no control characters (a tab, a newline, NUL) or bidi controls (U+202A-
+ * U+202E, U+2066-U+2069: a right-to-left override makes "fdp.exe" read as "exe.pdf").
+ */
+export function labelFault(text: string): string | undefined {
+  if (/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(text)) {
+    const c = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.exec(text)![0];
+    return `holds the control character U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, which a name cannot show`;
+  }
+  if (!/[^\p{White_Space}\p{Cf}]/u.test(text)) return 'needs a visible character (it is only white space)';
+  return undefined;
+}
+
+const label = <T extends z.ZodString>(schema: T) =>
+  schema.superRefine((v, ctx) => {
+    const fault = labelFault(v);
+    if (fault) ctx.addIssue({ code: 'custom', message: fault });
+  });
+
+const templateName = label(z.string().min(1).max(200)).openapi({ example: 'Invoice' });
 const templateType = z.enum(['pdf', 'image']).openapi({ example: 'pdf' });
 
 export const createTemplateBody = z
@@ -116,10 +136,7 @@ export const updateTemplateBody = z
  * A version tag: 1..50 characters, not all digits (a numeric tag would be ambiguous with a
  * version number in the `version` field of a generation request, spec §2.1).
  */
-export const versionTag = z
-  .string()
-  .min(1)
-  .max(50)
+export const versionTag = label(z.string().min(1).max(50))
   .refine((t) => !/^\d+$/.test(t), 'a tag cannot be all digits: it would be read as a version number')
   .openapi({ example: 'v1.0' });
 

@@ -202,6 +202,31 @@ describe('CRUD', () => {
   });
 });
 
+describe('names and tags', () => {
+  test('a name or tag needs a visible character and holds no control or bidi control characters; any script and emoji are fine', async () => {
+    const { apiKey } = await s.team();
+    const bad: [string, RegExp][] = [
+      ['   ', /needs a visible character/],
+      ['\u200b\u200b', /needs a visible character/],
+      ['Invoice\tcopy', /control character U\+0009/],
+      ['Line\nbreak', /control character U\+000A/],
+      ['fdp\u202eexe.pdf', /control character U\+202E/],
+      ['a\u2066b', /control character U\+2066/],
+    ];
+    for (const [name, message] of bad) {
+      const e = await expectValidation(await s.api('POST', '/v1/templates', apiKey, { name, type: 'pdf', definition: hello('x') }), 'name');
+      assert.match(e.errors![0].message, message, JSON.stringify(name));
+    }
+    const t = await createVia(apiKey, { name: 'Rechnung \u{1F4C4} \u0641\u0627\u062a\u0648\u0631\u0629', type: 'pdf', definition: hello('x') });
+    for (const [tag, message] of bad) {
+      const e = await expectValidation(await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag }), 'tag');
+      assert.match(e.errors![0].message, message, JSON.stringify(tag));
+    }
+    assert.equal((await s.api('POST', `/v1/templates/${t.id}/versions`, apiKey, { tag: 'v1 \u05d0' })).status, 201);
+    await expectValidation(await s.api('PUT', `/v1/templates/${t.id}`, apiKey, { name: ' ' }), 'name');
+  });
+});
+
 describe('definition validation', () => {
   test('a PDF definition is validated when created, with the path of each fault', async () => {
     const { apiKey } = await s.team();
