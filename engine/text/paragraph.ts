@@ -609,11 +609,12 @@ class LineFiller {
     const max = this.maxWidth + 1e-6;
     // A segment ending at a soft hyphen needs room for the hyphen if the line ends after it, and
     // the line's last glyph room for its ink (inkGain).
-    const need = seg.width + (seg.hyphen ? seg.hyphen.width + inkGain(seg.hyphen) : inkGain(lastInk(seg)));
+    const ink = inkGain(lastInk(seg));
+    const need = seg.width + (seg.hyphen ? seg.hyphen.width + inkGain(seg.hyphen) : ink);
     if (this.current.length > 0 && this.width + this.pendingTrailing + need > max) {
       this.flush(false);
     }
-    if (this.current.length === 0 && seg.width + inkGain(lastInk(seg)) > max) {
+    if (this.current.length === 0 && seg.width + ink > max) {
       const parts = splitSegment(seg, this.maxWidth);
       for (let i = 0; i < parts.length - 1; i++) {
         this.current.push(parts[i]);

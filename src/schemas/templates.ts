@@ -86,10 +86,8 @@ const timestamp = z.string().openapi({ example: '2025-01-31T12:00:00.000Z', desc
  * U+202E, U+2066-U+2069: a right-to-left override makes "fdp.exe" read as "exe.pdf").
  */
 export function labelFault(text: string): string | undefined {
-  if (/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(text)) {
-    const c = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.exec(text)![0];
-    return `holds the control character U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, which a name cannot show`;
-  }
+  const control = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.exec(text);
+  if (control) return `holds the control character U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, which a name cannot show`;
   if (!/[^\p{White_Space}\p{Cf}]/u.test(text)) return 'needs a visible character (it is only white space)';
   return undefined;
 }
